@@ -1,0 +1,91 @@
+"""Small pure helpers shared by the format modules: timestamps, text of content blocks."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+_EPOCH_MS_THRESHOLD = 1e11  # a number above this is milliseconds, not seconds
+
+
+def to_utc(value: object) -> datetime | None:
+    """An aware UTC datetime from an ISO 8601 string or unix seconds/milliseconds; else None."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        seconds = value / 1000.0 if value > _EPOCH_MS_THRESHOLD else float(value)
+        try:
+            return datetime.fromtimestamp(seconds, tz=UTC)
+        except (OverflowError, OSError, ValueError):
+            return None
+    if isinstance(value, str) and value:
+        try:
+            parsed = datetime.fromisoformat(value)
+        except ValueError:
+            return None
+        if parsed.tzinfo is None:
+            return parsed.replace(tzinfo=UTC)
+        return parsed.astimezone(UTC)
+    return None
+
+
+def text_of(content: object) -> str:
+    """The readable text of a message/tool-result ``content``: a string, or a list of blocks
+    (``text`` blocks joined, images and other blocks as a short placeholder)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts: list[str] = []
+        for block in content:
+            if isinstance(block, str):
+                parts.append(block)
+            elif isinstance(block, dict):
+                kind = block.get("type")
+                if kind == "text" or (kind is None and "text" in block):
+                    parts.append(str(block.get("text") or ""))
+                elif kind == "image":
+                    parts.append("[image]")
+                elif kind == "tool_reference":
+                    parts.append(str(block.get("tool_name") or ""))
+                elif kind is not None:
+                    parts.append(f"[{kind}]")
+        return "\n".join(p for p in parts if p)
+    if isinstance(content, dict):
+        if "text" in content and isinstance(content["text"], str):
+            return content["text"]
+        return orjson.dumps(content).decode()
+    return str(content)
+
+
+def loads_maybe(value: object) -> Any:
+    """``value`` parsed as JSON when it is a JSON string of an object or array; else ``value``."""
+    if isinstance(value, (str, bytes)):
+        stripped = value.strip()
+        if stripped[:1] in ("{", "[", b"{", b"["):
+            try:
+                return orjson.loads(stripped)
+            except orjson.JSONDecodeError:
+                return value
+    return value
+
+
+def as_int(value: object) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value)
+    return None
+
+
+def as_float(value: object) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    return None

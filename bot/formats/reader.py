@@ -1,0 +1,125 @@
+"""From raw lines of one source to records: JSON decoding, format detection, unparsed lines.
+
+Pure: it is fed bytes and returns records. A line that is not JSON, or JSON that the source's
+format does not understand, becomes an ``Unparsed`` record; the lines around it are unaffected.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from bot.errors import FormatError
+from bot.formats import FAMILIES, detect_family
+from bot.records import Record, Unparsed
+
+_BOM = b"\xef\xbb\xbf"
+_EXCERPT = 120
+
+
+@dataclass
+class ReaderStats:
+    lines: int = 0
+    records: int = 0
+    unparsed: int = 0
+
+
+class SourceReader:
+    """Reads one source's lines. The family is detected from the first lines a format claims
+    (up to ``detect_window`` lines are held back meanwhile), or fixed by ``family``."""
+
+    def __init__(self, source: str, family: str | None = None, detect_window: int = 50) -> None:
+        self.source = source
+        self.stats = ReaderStats()
+        self.family: str | None = None
+        self._parser: Any = None
+        self._pending: list[tuple[Any, int]] = []
+        self._detect_window = detect_window
+        if family is not None:
+            module = FAMILIES.get(family)
+            if module is None:
+                known = ", ".join(sorted(FAMILIES))
+                raise FormatError(f"unknown format {family!r} (known: {known})")
+            self._use(module)
+
+    def feed(self, raw: bytes, line: int) -> list[Record]:
+        """Records from one line (``line`` is its 1-based number)."""
+        self.stats.lines += 1
+        if raw.startswith(_BOM):
+            raw = raw[len(_BOM) :]
+        if not raw.strip():
+            return []
+        obj = _decode(raw)
+        if obj is _NOT_JSON:
+            return self._count([_unparsed("not JSON", raw, line)])
+        return self._count(self.feed_value(obj, line))
+
+    def feed_value(self, obj: Any, line: int) -> list[Record]:
+        """Records from one already-decoded JSON value (a line, or a whole document)."""
+        if self._parser is None:
+            module = detect_family(obj)
+            if module is None:
+                return self._hold(obj, line)
+            self._use(module)
+            held, self._pending = self._pending, []
+            out: list[Record] = []
+            for held_obj, held_line in held:
+                out.extend(self._parse(held_obj, held_line))
+            out.extend(self._parse(obj, line))
+            return out
+        return self._parse(obj, line)
+
+    def finish(self) -> list[Record]:
+        """Flush at end of input: lines held back for detection are unparsed if no format came."""
+        out: list[Record] = [
+            _unparsed("no format recognised", orjson.dumps(o), n) for o, n in self._pending
+        ]
+        self._pending = []
+        if self._parser is not None:
+            out.extend(self._parser.finish())
+        return self._count(out)
+
+    def _use(self, module: Any) -> None:
+        self.family = module.FAMILY
+        self._parser = module.Parser(self.source)
+
+    def _hold(self, obj: Any, line: int) -> list[Record]:
+        self._pending.append((obj, line))
+        if len(self._pending) <= self._detect_window:
+            return []
+        held_obj, held_line = self._pending.pop(0)
+        return [_unparsed("no format recognised", orjson.dumps(held_obj), held_line)]
+
+    def _parse(self, obj: Any, line: int) -> list[Record]:
+        records: list[Record] | None = self._parser.parse(obj, line)
+        if records is None:
+            return [_unparsed(f"not understood as {self.family}", orjson.dumps(obj), line)]
+        return records
+
+    def _count(self, records: list[Record]) -> list[Record]:
+        self.stats.records += len(records)
+        for record in records:
+            if type(record) is Unparsed:
+                self.stats.unparsed += 1
+        return records
+
+
+_NOT_JSON = object()
+
+
+def _decode(raw: bytes) -> Any:
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        pass
+    try:  # invalid UTF-8 inside an otherwise good line: keep the line, replace the bytes
+        return orjson.loads(raw.decode("utf-8", errors="replace"))
+    except orjson.JSONDecodeError:
+        return _NOT_JSON
+
+
+def _unparsed(reason: str, raw: bytes, line: int) -> Unparsed:
+    excerpt = raw[:_EXCERPT].decode("utf-8", errors="replace")
+    return Unparsed(session_id="", timestamp=None, line=line, reason=reason, excerpt=excerpt)

@@ -1,0 +1,206 @@
+"""The records every log format is read into.
+
+Each format module maps its lines into these small frozen types; nothing downstream of
+``bot.formats`` knows which format a record came from.
+
+Common fields (on every record):
+
+- ``session_id``: the agent session the record belongs to.
+- ``timestamp``: when it happened, as an aware UTC datetime, or ``None`` when the line has none.
+- ``line``: the 1-based line number (or document index) in its source.
+- ``parent_call``: the id of the tool call (Claude ``Task``, an Agno delegation) whose subagent
+  produced this record, or ``None`` for the session's own records.
+- ``subagent``: the subagent's own id when the format knows it (a transcript's ``agentId``, an
+  Agno member id); the session links it to ``parent_call`` when another record says which call
+  started it (see ``SubagentLink``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+
+class ResultStatus(StrEnum):
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    session_id: str
+    timestamp: datetime | None
+    line: int
+    parent_call: str | None = None
+    subagent: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SessionStarted(Record):
+    """A session begins (Claude ``system/init``, Agno ``RunStarted``, a transcript's first line)."""
+
+    agent: str = ""  # "Claude Code", "Agno team Dev Team", "SWE-agent", ...
+    model: str | None = None
+    cwd: str | None = None
+    version: str | None = None
+    tools: tuple[str, ...] = ()
+    title: str | None = None  # a transcript's summary, a run's name
+
+
+@dataclass(frozen=True, slots=True)
+class UserText(Record):
+    text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class AssistantText(Record):
+    """Assistant text. ``delta`` marks a streamed token chunk to be joined with no separator."""
+
+    text: str = ""
+    delta: bool = False
+    message_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Thinking(Record):
+    text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall(Record):
+    """A tool call started. ``input`` is the parsed arguments; ``raw_input`` holds arguments that
+    were not valid JSON, shown as they are."""
+
+    call_id: str = ""
+    name: str = ""
+    input: Mapping[str, Any] = field(default_factory=dict)
+    raw_input: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult(Record):
+    """A tool call's result, matched to its call by ``call_id`` (in any order)."""
+
+    call_id: str = ""
+    output: str = ""
+    is_error: bool = False
+    interrupted: bool = False
+    name: str | None = None  # some formats repeat the tool's name on its result
+
+
+@dataclass(frozen=True, slots=True)
+class Todo:
+    content: str
+    status: str  # "pending" | "in_progress" | "completed" (others kept as given)
+    active_form: str | None = None
+    priority: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TodoUpdate(Record):
+    """The agent's whole todo list as it now stands (Claude ``TodoWrite``)."""
+
+    todos: tuple[Todo, ...] = ()
+    call_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Delegation(Record):
+    """A team leader hands a task to a member (Agno ``delegate_task_to_member``).
+
+    The delegation is also a tool call: its ``call_id`` is what the member's records name as
+    ``parent_call``, and the member's answer arrives as a ``ToolResult`` of that id."""
+
+    call_id: str = ""
+    member: str = ""
+    task: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SubagentLink(Record):
+    """Says that subagent ``agent_id`` runs for tool call ``call_id`` (a transcript's
+    ``agent_progress``, an Agno ``child_run_id``)."""
+
+    agent_id: str = ""
+    call_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Compaction(Record):
+    trigger: str | None = None  # "auto" | "manual"
+    pre_tokens: int | None = None
+    summary: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Notice(Record):
+    """Anything else a reader may want to know: a hook, a status change, an API error, an
+    unknown system subtype. ``kind`` names it (``hook``, ``status``, ``api_error``, ...)."""
+
+    kind: str = ""
+    text: str = ""
+    level: str = "info"  # "info" | "warning" | "error"
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionDenial:
+    tool_name: str
+    call_id: str | None = None
+    summary: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SessionResult(Record):
+    status: ResultStatus = ResultStatus.SUCCEEDED
+    subtype: str | None = None  # e.g. "success", "error_max_turns", or whatever the log said
+    text: str | None = None
+    error: str | None = None
+    duration_ms: int | None = None
+    duration_api_ms: int | None = None
+    num_turns: int | None = None
+    cost_usd: float | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    models: tuple[str, ...] = ()
+    permission_denials: tuple[PermissionDenial, ...] = ()
+    errors: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Ignored(Record):
+    """A line the format understands and that a channel reader never wants to see: file
+    snapshots, queue operations, hook progress, meta rows, cached blocks, status rows.
+    ``kind`` says which; it is counted as hidden."""
+
+    kind: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Unparsed(Record):
+    """A line that is not JSON, or JSON that no format understands. Counted and skipped."""
+
+    reason: str = ""
+    excerpt: str = ""
+
+
+AnyRecord = (
+    SessionStarted
+    | UserText
+    | AssistantText
+    | Thinking
+    | ToolCall
+    | ToolResult
+    | TodoUpdate
+    | Delegation
+    | SubagentLink
+    | Compaction
+    | Notice
+    | SessionResult
+    | Ignored
+    | Unparsed
+)
