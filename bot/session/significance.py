@@ -1,0 +1,91 @@
+"""How much a channel reader wants to see a record, and which records a verbosity shows."""
+
+from __future__ import annotations
+
+from enum import IntEnum, StrEnum
+
+from bot.records import (
+    AssistantText,
+    Compaction,
+    Delegation,
+    Ignored,
+    Notice,
+    Record,
+    SessionResult,
+    SessionStarted,
+    SubagentLink,
+    Thinking,
+    TodoUpdate,
+    ToolCall,
+    ToolResult,
+    Unparsed,
+    UserText,
+)
+
+
+class Significance(IntEnum):
+    HIDDEN = 0
+    LOW = 1
+    NORMAL = 2
+    HIGH = 3
+
+
+class Verbosity(StrEnum):
+    """``quiet``: the session's start, errors and result; ``normal``: also text, tools, todos,
+    delegations and notices; ``verbose``: also thinking and low-key notices (hooks, commands)."""
+
+    QUIET = "quiet"
+    NORMAL = "normal"
+    VERBOSE = "verbose"
+
+    @property
+    def threshold(self) -> Significance:
+        return _THRESHOLDS[self]
+
+
+_THRESHOLDS = {
+    Verbosity.QUIET: Significance.HIGH,
+    Verbosity.NORMAL: Significance.NORMAL,
+    Verbosity.VERBOSE: Significance.LOW,
+}
+
+# Tools whose call a reader sees in another form (the todo checklist) or not at all.
+QUIET_TOOLS = frozenset({"TodoWrite", "TodoRead", "think", "analyze", "reasoning_step"})
+_LOW_NOTICES = frozenset({"hook", "command", "status", "local_command", "state"})
+
+
+def _notice(record: Notice) -> Significance:
+    if record.level == "error":
+        return Significance.HIGH
+    if record.level == "warning":
+        return Significance.NORMAL
+    return Significance.LOW if record.kind in _LOW_NOTICES else Significance.NORMAL
+
+
+def classify(record: Record, *, duplicate_start: bool = False) -> Significance:
+    """The default significance of one record, as a channel reader would choose it."""
+    if isinstance(record, AssistantText):
+        if not record.text or (not record.delta and not record.text.strip()):
+            return Significance.HIDDEN
+        return Significance.NORMAL if record.parent_call is None else Significance.LOW
+    if isinstance(record, ToolCall):
+        return Significance.HIDDEN if record.name in QUIET_TOOLS else Significance.NORMAL
+    if isinstance(record, ToolResult):
+        return Significance.HIGH if record.is_error else Significance.NORMAL
+    if isinstance(record, Thinking):
+        return Significance.LOW if record.text.strip() else Significance.HIDDEN
+    if isinstance(record, UserText):
+        if not record.text.strip() or record.parent_call is not None:
+            return Significance.HIDDEN
+        return Significance.NORMAL
+    if isinstance(record, SessionStarted):
+        return Significance.HIDDEN if duplicate_start else Significance.HIGH
+    if isinstance(record, Notice):
+        return _notice(record)
+    if isinstance(record, SessionResult):
+        return Significance.HIGH
+    if isinstance(record, (TodoUpdate, Delegation, Compaction)):
+        return Significance.NORMAL
+    if isinstance(record, (Ignored, SubagentLink, Unparsed)):
+        return Significance.HIDDEN
+    return Significance.LOW

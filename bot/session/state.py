@@ -1,0 +1,324 @@
+"""One agent session's state: a deterministic state machine fed with records.
+
+``Session.apply(record, now)`` updates the state in place and returns the record's significance.
+It does no I/O and never reads the clock: ``now`` (when the record has no timestamp of its own)
+and ``tick(now)`` (for orphaned calls) bring time in from outside.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from bot.records import (
+    AssistantText,
+    Compaction,
+    Delegation,
+    Notice,
+    Record,
+    ResultStatus,
+    SessionResult,
+    SessionStarted,
+    SubagentLink,
+    Thinking,
+    Todo,
+    TodoUpdate,
+    ToolCall,
+    ToolResult,
+    UserText,
+)
+from bot.session.significance import Significance, Verbosity, classify
+from bot.session.thread import (
+    NOTICE_CAP,
+    USER_TEXT_CAP,
+    DelegationItem,
+    NoticeItem,
+    ResultItem,
+    TextBatch,
+    ThreadItem,
+    TodoItem,
+    ToolGroup,
+    UserTurn,
+)
+from bot.session.tool_calls import ToolCallState, ToolStatus, describe_call, output_preview
+
+
+class SessionStatus(StrEnum):
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSettings:
+    verbosity: Verbosity = Verbosity.NORMAL
+    orphan_after_s: float = 600.0  # a call with no result after this long with no activity
+    tools_per_group: int = 12
+
+
+@dataclass(slots=True)
+class SessionInfo:
+    agent: str = ""
+    model: str | None = None
+    cwd: str | None = None
+    version: str | None = None
+    title: str | None = None
+    tools: tuple[str, ...] = ()
+
+
+class Session:
+    """What slacktail knows of one session: enough to render its thread, nothing more."""
+
+    def __init__(self, session_id: str, settings: SessionSettings | None = None) -> None:
+        self.session_id = session_id
+        self.settings = settings or SessionSettings()
+        self.info = SessionInfo()
+        self.started = False
+        self.status = SessionStatus.RUNNING
+        self.first_at: datetime | None = None
+        self.last_at: datetime | None = None
+        self.last_seen: datetime | None = None  # when the last record arrived (ingest time)
+        self.calls: dict[str, ToolCallState] = {}
+        self.items: list[ThreadItem] = []
+        self.todos: tuple[Todo, ...] = ()
+        self.result: SessionResult | None = None
+        self.compactions = 0
+        self.unmatched_results = 0
+        self.counts = [0, 0, 0, 0]  # records per Significance
+        self._links: dict[str, str] = {}  # subagent id -> the call that started it
+        self._shown_calls: set[str] = set()
+        self._keys = 0
+        self._results = 0
+        self._threshold = self.settings.verbosity.threshold
+        self._apply: dict[type, Callable[[Any, datetime | None, bool], None]] = {
+            AssistantText: self._assistant_text,
+            ToolCall: self._tool_call,
+            ToolResult: self._tool_result,
+            UserText: self._user_text,
+            Thinking: self._thinking,
+            SessionStarted: self._session_started,
+            TodoUpdate: self._todo_update,
+            Delegation: self._delegation,
+            SubagentLink: self._subagent_link,
+            Compaction: self._compaction,
+            Notice: self._notice,
+            SessionResult: self._session_result,
+        }
+
+    # --- feeding -------------------------------------------------------------------------
+
+    def apply(self, record: Record, now: datetime | None = None) -> Significance:
+        """Update the state with one record; return how significant it was."""
+        at = record.timestamp or now
+        if at is not None:
+            if self.first_at is None:
+                self.first_at = at
+            if self.last_at is None or at > self.last_at:
+                self.last_at = at
+        self.last_seen = now or at or self.last_seen
+        significance = classify(
+            record, duplicate_start=self.started and type(record) is SessionStarted
+        )
+        self.counts[significance] += 1
+        handler = self._apply.get(type(record))
+        if handler is not None:
+            handler(record, at, significance >= self._threshold)
+        return significance
+
+    def tick(self, now: datetime) -> bool:
+        """Mark calls still waiting after ``orphan_after_s`` of inactivity as orphaned."""
+        if self.last_seen is None or self.result is not None:
+            return False
+        if (now - self.last_seen).total_seconds() < self.settings.orphan_after_s:
+            return False
+        changed = False
+        for call in self.calls.values():
+            if call.status in (ToolStatus.PENDING, ToolStatus.RUNNING):
+                call.status = ToolStatus.ORPHANED
+                changed = True
+        return changed
+
+    def close(self, expects_result: bool = True) -> None:
+        """End of input (preview, ``--once``): a session with no result whose format never
+        reports one (``expects_result`` false) is of unknown outcome."""
+        if self.result is None and not expects_result:
+            self.status = SessionStatus.UNKNOWN
+
+    # --- reading -------------------------------------------------------------------------
+
+    @property
+    def hidden(self) -> int:
+        return self.counts[Significance.HIDDEN]
+
+    def call_counts(self) -> dict[ToolStatus, int]:
+        counts = dict.fromkeys(ToolStatus, 0)
+        for call in self.calls.values():
+            counts[call.status] += 1
+        return counts
+
+    # --- records -------------------------------------------------------------------------
+
+    def _key(self, kind: str) -> str:
+        self._keys += 1
+        return f"{kind}:{self._keys}"
+
+    def _parent_of(self, record: Record) -> str | None:
+        if record.parent_call is not None:
+            return record.parent_call
+        if record.subagent is not None:
+            return self._links.get(record.subagent)
+        return None
+
+    def _session_started(self, record: SessionStarted, at: datetime | None, shown: bool) -> None:
+        if self.started and self.status is not SessionStatus.RUNNING:
+            self.status = SessionStatus.RUNNING  # a new run of the same session
+        self.started = True
+        info = self.info
+        info.agent = info.agent or record.agent
+        info.model = record.model or info.model
+        info.cwd = record.cwd or info.cwd
+        info.version = record.version or info.version
+        info.title = info.title or record.title
+        info.tools = record.tools or info.tools
+
+    def _assistant_text(self, record: AssistantText, at: datetime | None, shown: bool) -> None:
+        if not shown or self._parent_of(record) in self.calls:
+            return
+        last = self.items[-1] if self.items else None
+        if isinstance(last, TextBatch) and not last.is_full:
+            last.add(record.text, record.delta)
+            return
+        batch = TextBatch(self._key("text"))
+        batch.add(record.text.lstrip("\n") if record.delta else record.text, record.delta)
+        self.items.append(batch)
+
+    def _thinking(self, record: Thinking, at: datetime | None, shown: bool) -> None:
+        if shown and self._parent_of(record) not in self.calls:
+            text = record.text.strip()[:NOTICE_CAP]
+            self.items.append(NoticeItem(self._key("thinking"), "thinking", text))
+
+    def _user_text(self, record: UserText, at: datetime | None, shown: bool) -> None:
+        if shown:
+            text = record.text.strip()
+            self.items.append(UserTurn(self._key("user"), text[:USER_TEXT_CAP], len(text)))
+
+    def _tool_call(self, record: ToolCall, at: datetime | None, shown: bool) -> None:
+        known = self.calls.get(record.call_id)
+        if known is not None:  # the same call seen twice (e.g. a subagent's own file too)
+            known.started_at = known.started_at or at
+            return
+        parent = self._parent_of(record)
+        call = ToolCallState(
+            id=record.call_id,
+            name=record.name,
+            summary=describe_call(record.name, record.input, record.raw_input),
+            parent=parent,
+            started_at=at,
+        )
+        self._add_call(call, parent, shown)
+
+    def _delegation(self, record: Delegation, at: datetime | None, shown: bool) -> None:
+        if record.call_id in self.calls:
+            return
+        parent = self._parent_of(record)
+        call = ToolCallState(
+            id=record.call_id,
+            name=f"delegate to {record.member}" if record.member else "delegate",
+            summary=" ".join(record.task.split())[:200],
+            status=ToolStatus.PENDING,
+            parent=parent,
+            started_at=at,
+            delegate=record.member,
+        )
+        self.calls[call.id] = call
+        if parent in self.calls:
+            self.calls[parent].children.append(call.id)
+        elif shown:
+            self.items.append(DelegationItem(self._key("delegation"), call.id))
+            self._shown_calls.add(call.id)
+
+    def _add_call(self, call: ToolCallState, parent: str | None, shown: bool) -> None:
+        self.calls[call.id] = call
+        if parent is not None and parent in self.calls:
+            parent_call = self.calls[parent]
+            parent_call.children.append(call.id)
+            if parent_call.status is ToolStatus.PENDING:
+                parent_call.status = ToolStatus.RUNNING
+        elif shown:
+            self._show_in_group(call.id)
+
+    def _show_in_group(self, call_id: str) -> None:
+        last = self.items[-1] if self.items else None
+        if not isinstance(last, ToolGroup) or len(last.call_ids) >= self.settings.tools_per_group:
+            last = ToolGroup(self._key("tools"))
+            self.items.append(last)
+        last.call_ids.append(call_id)
+        self._shown_calls.add(call_id)
+
+    def _tool_result(self, record: ToolResult, at: datetime | None, shown: bool) -> None:
+        call = self.calls.get(record.call_id)
+        if call is None:
+            self.unmatched_results += 1
+            return
+        if record.interrupted:
+            call.status = ToolStatus.INTERRUPTED
+        else:
+            call.status = ToolStatus.ERROR if record.is_error else ToolStatus.OK
+        call.ended_at = at
+        call.output, call.output_size, call.output_lines = output_preview(record.output)
+        top_level = call.parent is None or call.parent not in self.calls
+        if shown and record.is_error and top_level and call.id not in self._shown_calls:
+            self._show_in_group(call.id)  # quiet: a failed call still shows
+
+    def _todo_update(self, record: TodoUpdate, at: datetime | None, shown: bool) -> None:
+        if self._parent_of(record) in self.calls:
+            return  # a subagent's own todo list is not the session's
+        self.todos = record.todos
+        if shown and not any(isinstance(item, TodoItem) for item in self.items):
+            self.items.append(TodoItem())
+
+    def _subagent_link(self, record: SubagentLink, at: datetime | None, shown: bool) -> None:
+        self._links[record.agent_id] = record.call_id
+
+    def _compaction(self, record: Compaction, at: datetime | None, shown: bool) -> None:
+        self.compactions += 1
+        if not shown or self._parent_of(record) in self.calls:
+            return
+        details = ", ".join(
+            part
+            for part in (
+                record.trigger,
+                f"{record.pre_tokens:,} tokens before" if record.pre_tokens else None,
+            )
+            if part
+        )
+        text = "Context compacted" + (f" ({details})" if details else "")
+        self.items.append(NoticeItem(self._key("notice"), "compaction", text))
+
+    def _notice(self, record: Notice, at: datetime | None, shown: bool) -> None:
+        if record.kind == "interrupted":
+            self._interrupt_open_calls()
+        if shown and self._parent_of(record) not in self.calls:
+            text = record.text.strip()[:NOTICE_CAP]
+            self.items.append(NoticeItem(self._key("notice"), record.kind, text, record.level))
+
+    def _session_result(self, record: SessionResult, at: datetime | None, shown: bool) -> None:
+        if self._parent_of(record) in self.calls:
+            return
+        self.result = record
+        succeeded = record.status is ResultStatus.SUCCEEDED
+        self.status = SessionStatus.SUCCEEDED if succeeded else SessionStatus.FAILED
+        self._interrupt_open_calls()
+        self._results += 1
+        key = "result" if self._results == 1 else f"result:{self._results}"
+        self.items.append(ResultItem(key, record))
+
+    def _interrupt_open_calls(self) -> None:
+        for call in self.calls.values():
+            if call.status.is_open:
+                call.status = ToolStatus.INTERRUPTED
+

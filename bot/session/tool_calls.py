@@ -1,0 +1,160 @@
+"""A tool call's state as the session tracks it, and the one-line summary of its arguments."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+import orjson
+
+SUMMARY_LIMIT = 200
+PREVIEW_LIMIT = 600
+
+
+class ToolStatus(StrEnum):
+    PENDING = "pending"
+    RUNNING = "running"
+    OK = "ok"
+    ERROR = "error"
+    INTERRUPTED = "interrupted"
+    ORPHANED = "orphaned"
+
+    @property
+    def is_open(self) -> bool:
+        return self in (ToolStatus.PENDING, ToolStatus.RUNNING, ToolStatus.ORPHANED)
+
+
+@dataclass(slots=True)
+class ToolCallState:
+    """What a message shows of one tool call: never the whole output."""
+
+    id: str
+    name: str
+    summary: str
+    status: ToolStatus = ToolStatus.RUNNING
+    parent: str | None = None
+    started_at: datetime | None = None
+    ended_at: datetime | None = None
+    output: str = ""  # a preview: at most PREVIEW_LIMIT characters
+    output_size: int = 0  # the whole output's length
+    output_lines: int = 0
+    delegate: str | None = None  # the member a delegation went to
+    children: list[str] = field(default_factory=list)  # a subagent's calls
+
+    @property
+    def duration_s(self) -> float | None:
+        if self.started_at is None or self.ended_at is None:
+            return None
+        return max(0.0, (self.ended_at - self.started_at).total_seconds())
+
+
+def _clip(text: str, limit: int = SUMMARY_LIMIT) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _first_str(args: Mapping[str, Any], *keys: str) -> str | None:
+    for key in keys:
+        value = args.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+    return None
+
+
+def _mcp_summary(name: str, args: Mapping[str, Any]) -> str:
+    parts = name.split("__", 2)
+    server, tool = (parts[1], parts[2]) if len(parts) == 3 else (name, "")
+    detail = _generic_summary(args)
+    head = f"{server} › {tool}" if tool else server
+    return f"{head}: {detail}" if detail else head
+
+
+def _generic_summary(args: Mapping[str, Any]) -> str:
+    preferred = _first_str(
+        args,
+        "command", "cmd", "file_path", "path", "notebook_path", "pattern", "url", "query",
+        "description", "prompt", "task", "code", "text", "content",
+    )  # fmt: skip
+    if preferred is not None:
+        return preferred
+    if not args:
+        return ""
+    return orjson.dumps(dict(args), default=str).decode()
+
+
+def _path_with_detail(args: Mapping[str, Any]) -> str:
+    path = _first_str(args, "file_path", "notebook_path", "path") or ""
+    edits = args.get("edits")
+    if isinstance(edits, list) and edits:
+        return f"{path} ({len(edits)} edits)"
+    offset, limit = args.get("offset"), args.get("limit")
+    if isinstance(offset, int) or isinstance(limit, int):
+        start = offset if isinstance(offset, int) else 1
+        end = f"{start + limit}" if isinstance(limit, int) else ""
+        return f"{path}:{start}-{end}"
+    return path
+
+
+def _search_summary(args: Mapping[str, Any]) -> str:
+    pattern = _first_str(args, "pattern", "query") or ""
+    where = _first_str(args, "path", "glob", "type")
+    return f"{pattern} in {where}" if where else pattern
+
+
+def _task_summary(args: Mapping[str, Any]) -> str:
+    what = _first_str(args, "description", "prompt", "task") or ""
+    kind = _first_str(args, "subagent_type")
+    return f"{kind}: {what}" if kind else what
+
+
+def _field(*keys: str) -> Callable[[Mapping[str, Any]], str]:
+    def summary(args: Mapping[str, Any]) -> str:
+        return _first_str(args, *keys) or ""
+
+    return summary
+
+
+_BY_NAME: dict[str, Callable[[Mapping[str, Any]], str]] = {
+    "bash": _field("command", "cmd"),
+    "read": _path_with_detail,
+    "edit": _path_with_detail,
+    "multiedit": _path_with_detail,
+    "write": _path_with_detail,
+    "notebookedit": _path_with_detail,
+    "grep": _search_summary,
+    "glob": _search_summary,
+    "webfetch": _field("url"),
+    "websearch": _field("query"),
+    "task": _task_summary,
+    "agent": _task_summary,
+    "bashoutput": _field("bash_id", "shell_id"),
+    "killbash": _field("shell_id", "bash_id"),
+    "killshell": _field("shell_id", "bash_id"),
+    "skill": _field("skill", "command"),
+    "slashcommand": _field("command"),
+}
+
+
+def describe_call(name: str, args: Mapping[str, Any], raw_input: str | None = None) -> str:
+    """A one-line summary of a call's arguments that fits the tool: the Bash command, the file
+    path for Read/Edit/Write, the pattern for Grep/Glob, the URL, the query, a subagent's task,
+    an MCP tool's server and name. Arguments that were not valid JSON are shown raw."""
+    if raw_input is not None and not args:
+        return _clip(raw_input)
+    if name.startswith("mcp__"):
+        return _clip(_mcp_summary(name, args))
+    summarize = _BY_NAME.get(name.lower())
+    text = summarize(args) if summarize is not None else _generic_summary(args)
+    return _clip(text or _generic_summary(args))
+
+
+def output_preview(output: str) -> tuple[str, int, int]:
+    """(preview, whole length, line count) of a tool's output."""
+    size = len(output)
+    lines = output.count("\n") + 1 if output else 0
+    if size <= PREVIEW_LIMIT:
+        return output, size, lines
+    return output[:PREVIEW_LIMIT], size, lines

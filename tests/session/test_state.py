@@ -1,0 +1,313 @@
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from bot.records import (
+    AssistantText,
+    Compaction,
+    Delegation,
+    Ignored,
+    Notice,
+    ResultStatus,
+    SessionResult,
+    SessionStarted,
+    SubagentLink,
+    Thinking,
+    Todo,
+    TodoUpdate,
+    ToolCall,
+    ToolResult,
+    UserText,
+)
+from bot.session import Session, SessionBook, SessionSettings, SessionStatus, ToolStatus, Verbosity
+from bot.session.thread import (
+    TEXT_CAP,
+    DelegationItem,
+    NoticeItem,
+    ResultItem,
+    TextBatch,
+    TodoItem,
+    ToolGroup,
+    UserTurn,
+)
+from bot.session.tool_calls import PREVIEW_LIMIT
+
+T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+SID = "s1"
+
+
+def at(seconds: float) -> datetime:
+    return T0 + timedelta(seconds=seconds)
+
+
+def started() -> SessionStarted:
+    return SessionStarted(SID, at(0), 1, agent="Claude Code", model="m", cwd="/w")
+
+
+def call(call_id: str, name: str = "Bash", t: float = 1, **kw: object) -> ToolCall:
+    return ToolCall(SID, at(t), 2, call_id=call_id, name=name, input={"command": "ls"}, **kw)  # type: ignore[arg-type]
+
+
+def result(call_id: str, t: float = 2, **kw: object) -> ToolResult:
+    return ToolResult(SID, at(t), 3, call_id=call_id, output="done", **kw)  # type: ignore[arg-type]
+
+
+def text(body: str, t: float = 1, **kw: object) -> AssistantText:
+    return AssistantText(SID, at(t), 4, text=body, **kw)  # type: ignore[arg-type]
+
+
+def session_of(*records: object, verbosity: Verbosity = Verbosity.NORMAL) -> Session:
+    session = Session(SID, SessionSettings(verbosity=verbosity))
+    for record in records:
+        session.apply(record)  # type: ignore[arg-type]
+    return session
+
+
+def test_tool_call_runs_until_its_result_says_ok() -> None:
+    session = session_of(started(), call("a"))
+    assert session.calls["a"].status is ToolStatus.RUNNING
+    session.apply(result("a", t=3.5))
+    assert session.calls["a"].status is ToolStatus.OK
+    assert session.calls["a"].duration_s == 2.5
+
+
+def test_error_result_marks_the_call_failed() -> None:
+    session = session_of(started(), call("a"), result("a", is_error=True))
+    assert session.calls["a"].status is ToolStatus.ERROR
+
+
+def test_parallel_results_match_their_calls_in_any_order() -> None:
+    session = session_of(
+        started(), call("a"), call("b"), result("b", is_error=True), result("a")
+    )
+    assert session.calls["a"].status is ToolStatus.OK
+    assert session.calls["b"].status is ToolStatus.ERROR
+
+
+def test_result_without_a_call_is_counted_not_shown() -> None:
+    session = session_of(started(), result("nobody"))
+    assert session.unmatched_results == 1
+    assert session.calls == {}
+
+
+def test_session_result_interrupts_calls_still_running() -> None:
+    session = session_of(
+        started(), call("a"), SessionResult(SID, at(5), 9, status=ResultStatus.FAILED)
+    )
+    assert session.calls["a"].status is ToolStatus.INTERRUPTED
+    assert session.status is SessionStatus.FAILED
+
+
+def test_interrupted_result_marks_the_call_interrupted() -> None:
+    session = session_of(started(), call("a"), result("a", is_error=True, interrupted=True))
+    assert session.calls["a"].status is ToolStatus.INTERRUPTED
+
+
+def test_user_interruption_notice_interrupts_running_calls() -> None:
+    notice = Notice(SID, at(3), 5, kind="interrupted", text="stopped", level="warning")
+    session = session_of(started(), call("a"), notice)
+    assert session.calls["a"].status is ToolStatus.INTERRUPTED
+
+
+def test_call_is_orphaned_after_the_configured_inactivity() -> None:
+    session = Session(SID, SessionSettings(orphan_after_s=30))
+    session.apply(started(), now=at(0))
+    session.apply(call("a"), now=at(1))
+    assert not session.tick(at(30))
+    assert session.tick(at(31.5))
+    assert session.calls["a"].status is ToolStatus.ORPHANED
+
+
+def test_orphaned_call_still_takes_its_late_result() -> None:
+    session = Session(SID, SessionSettings(orphan_after_s=1))
+    session.apply(call("a"), now=at(1))
+    session.tick(at(10))
+    session.apply(result("a", t=11), now=at(11))
+    assert session.calls["a"].status is ToolStatus.OK
+
+
+def test_consecutive_assistant_text_is_batched_into_one_item() -> None:
+    session = session_of(started(), text("one"), text("two"))
+    assert [type(item) for item in session.items] == [TextBatch]
+    batch = session.items[0]
+    assert isinstance(batch, TextBatch)
+    assert batch.text == "one\n\ntwo"
+
+
+def test_a_tool_call_ends_the_text_batch() -> None:
+    session = session_of(started(), text("one"), call("a"), text("two"))
+    kinds = [type(item) for item in session.items]
+    assert kinds == [TextBatch, ToolGroup, TextBatch]
+
+
+def test_hidden_records_do_not_break_a_text_batch() -> None:
+    session = session_of(
+        started(), text("one"), Ignored(SID, None, 5, kind="progress"), text("two")
+    )
+    assert len(session.items) == 1
+
+
+def test_streamed_deltas_are_joined_without_separators() -> None:
+    session = session_of(text("Hel", delta=True), text("lo", delta=True))
+    batch = session.items[0]
+    assert isinstance(batch, TextBatch) and batch.text == "Hello"
+
+
+def test_text_batch_keeps_only_what_a_message_shows() -> None:
+    session = session_of(text("x" * (TEXT_CAP + 5000)))
+    batch = session.items[0]
+    assert isinstance(batch, TextBatch)
+    assert len(batch.text) == TEXT_CAP and batch.size == TEXT_CAP + 5000
+
+
+def test_consecutive_tool_calls_share_a_group_up_to_its_size() -> None:
+    calls = [call(f"c{i}") for i in range(13)]
+    session = session_of(started(), *calls)
+    groups = [item for item in session.items if isinstance(item, ToolGroup)]
+    assert [len(group.call_ids) for group in groups] == [12, 1]
+
+
+def test_tool_output_is_kept_as_a_bounded_preview() -> None:
+    big = "line\n" * 10_000
+    session = session_of(call("a"), ToolResult(SID, at(2), 3, call_id="a", output=big))
+    state = session.calls["a"]
+    assert len(state.output) == PREVIEW_LIMIT
+    assert state.output_size == len(big) and state.output_lines == 10_001
+
+
+def test_subagent_calls_attach_to_the_task_that_started_them() -> None:
+    task = ToolCall(SID, at(1), 2, call_id="task", name="Task", input={"prompt": "look"})
+    child = ToolCall(SID, at(2), 3, call_id="c1", name="Read", input={}, parent_call="task")
+    session = session_of(started(), task, child)
+    assert session.calls["c1"].parent == "task"
+    assert session.calls["task"].children == ["c1"]
+    group = session.items[0]
+    assert isinstance(group, ToolGroup) and group.call_ids == ["task"]
+
+
+def test_subagent_id_resolves_through_a_link() -> None:
+    task = ToolCall(SID, at(1), 2, call_id="task", name="Task", input={})
+    link = SubagentLink(SID, at(1), 3, agent_id="ag1", call_id="task")
+    child = ToolCall(SID, at(2), 4, call_id="c1", name="Read", input={}, subagent="ag1")
+    session = session_of(task, link, child)
+    assert session.calls["c1"].parent == "task"
+
+
+def test_subagent_text_is_not_a_thread_item() -> None:
+    task = ToolCall(SID, at(1), 2, call_id="task", name="Task", input={})
+    session = session_of(task, text("inner", parent_call="task"))
+    assert [type(item) for item in session.items] == [ToolGroup]
+
+
+def test_same_call_id_seen_twice_is_one_call() -> None:
+    session = session_of(call("a"), call("a"))
+    assert len(session.calls) == 1
+    group = session.items[0]
+    assert isinstance(group, ToolGroup) and group.call_ids == ["a"]
+
+
+def test_delegation_is_pending_until_its_member_starts_working() -> None:
+    delegation = Delegation(SID, at(1), 2, call_id="d1", member="researcher", task="find")
+    session = session_of(delegation)
+    assert session.calls["d1"].status is ToolStatus.PENDING
+    assert isinstance(session.items[0], DelegationItem)
+    session.apply(call("m1", parent_call="d1"))
+    assert session.calls["d1"].status is ToolStatus.RUNNING
+    session.apply(ToolResult(SID, at(3), 5, call_id="d1", output="answer"))
+    assert session.calls["d1"].status is ToolStatus.OK
+
+
+def test_latest_todo_list_is_kept_in_one_item() -> None:
+    first = TodoUpdate(SID, at(1), 2, todos=(Todo("a", "pending"),))
+    second = TodoUpdate(SID, at(2), 3, todos=(Todo("a", "completed"), Todo("b", "pending")))
+    session = session_of(first, second)
+    assert [type(item) for item in session.items] == [TodoItem]
+    assert [todo.status for todo in session.todos] == ["completed", "pending"]
+
+
+def test_todowrite_call_is_tracked_but_not_shown_as_a_tool() -> None:
+    session = session_of(call("t", name="TodoWrite"))
+    assert "t" in session.calls
+    assert session.items == []
+
+
+def test_thinking_shows_only_when_verbose() -> None:
+    thought = Thinking(SID, at(1), 2, text="hmm")
+    assert session_of(thought).items == []
+    verbose = session_of(thought, verbosity=Verbosity.VERBOSE)
+    assert isinstance(verbose.items[0], NoticeItem)
+
+
+def test_quiet_shows_failed_calls_but_not_successful_ones() -> None:
+    session = session_of(
+        started(), call("a"), call("b"), result("a"), result("b", is_error=True),
+        verbosity=Verbosity.QUIET,
+    )  # fmt: skip
+    groups = [item for item in session.items if isinstance(item, ToolGroup)]
+    assert [group.call_ids for group in groups] == [["b"]]
+
+
+def test_quiet_hides_text_and_user_turns() -> None:
+    user = UserText(SID, at(0), 1, text="do it")
+    session = session_of(user, text("sure"), verbosity=Verbosity.QUIET)
+    assert session.items == []
+
+
+def test_user_text_becomes_a_user_turn() -> None:
+    session = session_of(UserText(SID, at(0), 1, text="  do it  "))
+    turn = session.items[0]
+    assert isinstance(turn, UserTurn) and turn.text == "do it"
+
+
+def test_duplicate_session_start_is_hidden() -> None:
+    session = session_of(started(), started())
+    assert session.hidden == 1
+
+
+def test_compaction_is_counted_and_noted() -> None:
+    session = session_of(Compaction(SID, at(1), 2, trigger="auto", pre_tokens=170251))
+    assert session.compactions == 1
+    notice = session.items[0]
+    assert isinstance(notice, NoticeItem) and "170,251 tokens" in notice.text
+
+
+def test_each_result_is_an_item_with_a_stable_key() -> None:
+    done = SessionResult(SID, at(5), 9)
+    session = session_of(started(), done, started(), done)
+    keys = [item.key for item in session.items if isinstance(item, ResultItem)]
+    assert keys == ["result", "result:2"]
+
+
+def test_new_run_after_a_result_is_running_again() -> None:
+    session = session_of(started(), SessionResult(SID, at(5), 9), started())
+    assert session.status is SessionStatus.RUNNING
+
+
+def test_close_without_result_is_unknown_when_the_format_never_reports_one() -> None:
+    session = session_of(started())
+    session.close(expects_result=False)
+    assert session.status is SessionStatus.UNKNOWN
+
+
+def test_close_without_result_stays_running_when_the_format_reports_ends() -> None:
+    session = session_of(started())
+    session.close(expects_result=True)
+    assert session.status is SessionStatus.RUNNING
+
+
+def test_book_routes_records_to_their_sessions() -> None:
+    book = SessionBook()
+    book.apply(SessionStarted("a", None, 1))
+    book.apply(SessionStarted("b", None, 2))
+    book.apply(ToolCall("a", None, 3, call_id="x", name="Read"))
+    assert list(book.sessions) == ["a", "b"]
+    assert list(book.sessions["a"].calls) == ["x"]
+    assert book.records == 3
+
+
+def test_keys_of_items_never_change_as_the_session_grows() -> None:
+    session = session_of(started(), text("a"), call("x"))
+    before = [item.key for item in session.items]
+    session.apply(result("x"))
+    session.apply(text("b"))
+    assert [item.key for item in session.items][: len(before)] == before

@@ -1,0 +1,41 @@
+from __future__ import annotations
+
+import pytest
+
+from bot.session.tool_calls import SUMMARY_LIMIT, describe_call
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "expected"),
+    [
+        ("Bash", {"command": "npm test", "description": "Run tests"}, "npm test"),
+        ("Read", {"file_path": "/src/app.py"}, "/src/app.py"),
+        ("Read", {"file_path": "/a.py", "offset": 10, "limit": 20}, "/a.py:10-30"),
+        ("Edit", {"file_path": "/a.py", "old_string": "x", "new_string": "y"}, "/a.py"),
+        ("MultiEdit", {"file_path": "/a.py", "edits": [{}, {}]}, "/a.py (2 edits)"),
+        ("Write", {"file_path": "/b.txt", "content": "hello"}, "/b.txt"),
+        ("Grep", {"pattern": "TODO", "path": "src"}, "TODO in src"),
+        ("Glob", {"pattern": "**/*.go"}, "**/*.go"),
+        ("WebFetch", {"url": "https://x.test/a", "prompt": "sum"}, "https://x.test/a"),
+        ("WebSearch", {"query": "slack rate limits"}, "slack rate limits"),
+        ("Task", {"description": "Explore", "subagent_type": "Explore"}, "Explore: Explore"),
+        ("mcp__github__create_issue", {"title": "Bug"}, 'github › create_issue: {"title":"Bug"}'),
+        ("web_search", {"query": "larry"}, "larry"),
+    ],
+)
+def test_summary_fits_the_tool(name: str, args: dict[str, object], expected: str) -> None:
+    assert describe_call(name, args) == expected
+
+
+def test_invalid_json_arguments_are_shown_raw() -> None:
+    assert describe_call("get_capital", {}, raw_input='{"country": "Fr') == '{"country": "Fr'
+
+
+def test_summary_is_one_line_and_bounded() -> None:
+    summary = describe_call("Bash", {"command": "echo a\n" * 200})
+    assert "\n" not in summary
+    assert len(summary) <= SUMMARY_LIMIT
+
+
+def test_unknown_tool_without_known_fields_shows_its_arguments_as_json() -> None:
+    assert describe_call("lookup", {"n": 3}) == '{"n":3}'
