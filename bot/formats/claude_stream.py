@@ -1,24 +1,411 @@
-"""Format: claude-stream-json (stub, to be written)."""
+"""Format: Claude Code stream-json (``claude -p --output-format stream-json --verbose``).
+
+One JSON object a line: ``system`` (``init``, ``compact_boundary``, hooks, tasks, ``status``...),
+``assistant``/``user`` (an API message or one block of it; blocks of one message share
+``message.id``; a Task subagent's lines carry ``parent_tool_use_id``), ``result`` (one per run,
+or per turn), ``stream_event`` and a few others. Only newer CLIs write a ``timestamp``.
+"""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
-from bot.records import Record
+import orjson
+
+from bot.formats.common import as_float, as_int, loads_maybe, text_of, to_utc
+from bot.records import (
+    AssistantText,
+    Compaction,
+    Ignored,
+    Notice,
+    PermissionDenial,
+    Record,
+    ResultStatus,
+    SessionResult,
+    SessionStarted,
+    Thinking,
+    Todo,
+    TodoUpdate,
+    ToolCall,
+    ToolResult,
+    UserText,
+)
 
 FAMILY = "claude-stream-json"
+AGENT = "Claude Code"
+
+_TOOL_USE_BLOCKS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
+_INTERRUPTED = "[Request interrupted by user"
+_REJECTED = "The user doesn't want to proceed with this tool use"
+_STOPPED_BY_USER = (_INTERRUPTED, _REJECTED)
+_LOCAL_COMMAND = "<local-command-stdout>"
+# System subtypes and top-level types a channel reader never wants: ticks and plumbing.
+_NOISY_SUBTYPES = frozenset(
+    {"hook_started", "hook_progress", "task_progress", "task_updated", "thinking_tokens"}
+    | {"background_tasks_changed"}
+)
+_QUIET_TYPES = frozenset(
+    {"control_request", "control_response", "control_cancel_request", "keep_alive"}
+    | {"tool_progress"}
+)
+_SUMMARY_SKIPS = frozenset(
+    {"type", "subtype", "session_id", "uuid", "timestamp", "parent_tool_use_id"}
+)
+_INPUT_SUMMARY_KEYS = ("command", "file_path", "path", "pattern", "url", "query", "description")
+_CLIP = 300
+
+
+Line = dict[str, Any]
+# What every record of one line shares, in ``Record`` field order: session_id, timestamp, line,
+# parent_call. Passed positionally (``Notice(*head, ...)``): records are built on the hot path.
+Head = tuple[str, datetime | None, int, str | None]
 
 
 def detect(obj: object) -> bool:
-    return False
+    """A stream-json line: snake-case ``session_id``, none of a transcript's camel-case keys, and
+    the shape of its ``type`` (``message`` for user/assistant, ``subtype`` for system...)."""
+    if not isinstance(obj, dict) or "session_id" not in obj:
+        return False
+    if "sessionId" in obj or "parentUuid" in obj:
+        return False
+    kind = obj.get("type")
+    if kind == "assistant" or kind == "user":
+        return isinstance(obj.get("message"), dict)
+    if kind == "system":
+        return "subtype" in obj
+    if kind == "result":
+        return "subtype" in obj or "is_error" in obj
+    return kind == "stream_event"
 
 
 class Parser:
+    """Keeps the last session id seen, for lines that carry none."""
+
     def __init__(self, source: str) -> None:
         self.source = source
+        self._session = source
 
     def parse(self, obj: Any, line: int) -> list[Record] | None:
-        return None
+        if not isinstance(obj, dict):
+            return None
+        kind = obj.get("type")
+        if not isinstance(kind, str):
+            return None
+        session = obj.get("session_id")
+        if isinstance(session, str) and session:
+            self._session = session
+        stamp = obj.get("timestamp")
+        parent = obj.get("parent_tool_use_id")
+        head: Head = (
+            self._session,
+            None if stamp is None else to_utc(stamp),
+            line,
+            parent if isinstance(parent, str) and parent else None,
+        )
+        records: list[Record] | None
+        if kind == "assistant":
+            records = _assistant(obj, head)
+        elif kind == "user":
+            records = _user(obj, head)
+        elif kind == "system":
+            records = [_system(obj, head)]
+        elif kind == "result":
+            records = [_result(obj, head)]
+        elif kind == "stream_event":
+            records = [Ignored(*head, kind=kind)]
+        else:
+            records = _other_type(kind, obj, head)
+        if records is None or records:
+            return records
+        return [Ignored(*head, kind=f"empty {kind}")]
 
     def finish(self) -> list[Record]:
         return []
+
+
+def _assistant(obj: Line, head: Head) -> list[Record] | None:
+    message = obj.get("message")
+    if not isinstance(message, dict):
+        return None
+    content = message.get("content")
+    error = obj.get("error")
+    if isinstance(error, str) and error:
+        text = text_of(content) or f"API error: {error}"
+        return [Notice(*head, kind="api_error", text=_clip(text), level="error")]
+    message_id = _text(message.get("id"))
+    if isinstance(content, str):
+        return [AssistantText(*head, text=content, message_id=message_id)] if content else []
+    out: list[Record] = []
+    if isinstance(content, list):
+        for block in content:
+            if isinstance(block, dict):
+                _assistant_block(block, head, message_id, out)
+    return out
+
+
+def _assistant_block(block: Line, head: Head, message_id: str | None, out: list[Record]) -> None:
+    kind = block.get("type")
+    if kind == "text":
+        text = block.get("text")
+        if isinstance(text, str) and text:
+            out.append(AssistantText(*head, text=text, message_id=message_id))
+    elif kind in _TOOL_USE_BLOCKS:
+        _tool_call(block, head, out)
+    elif kind == "thinking":
+        thought = block.get("thinking")
+        if isinstance(thought, str) and thought:
+            out.append(Thinking(*head, text=thought))
+    else:  # redacted_thinking, server tool results, blocks newer than this module
+        out.append(Ignored(*head, kind=str(kind)))
+
+
+def _tool_call(block: Line, head: Head, out: list[Record]) -> None:
+    call_id = str(block.get("id") or "")
+    name = str(block.get("name") or "")
+    raw = block.get("input")
+    arguments = raw if isinstance(raw, dict) else loads_maybe(raw)
+    if not isinstance(arguments, dict):  # arguments that are not a JSON object: shown as given
+        shown = raw if isinstance(raw, str) else None
+        out.append(ToolCall(*head, call_id=call_id, name=name, input={}, raw_input=shown))
+        return
+    out.append(ToolCall(*head, call_id=call_id, name=name, input=arguments))
+    if name == "TodoWrite":
+        todos = arguments.get("todos")
+        if isinstance(todos, list):
+            out.append(TodoUpdate(*head, todos=_todos(todos), call_id=call_id or None))
+
+
+def _todos(items: list[Any]) -> tuple[Todo, ...]:
+    todos = [
+        Todo(
+            content=str(item.get("content") or ""),
+            status=str(item.get("status") or "pending"),
+            active_form=_text(item.get("activeForm")),
+            priority=_text(item.get("priority")),
+        )
+        for item in items
+        if isinstance(item, dict)
+    ]
+    return tuple(todos)
+
+
+def _user(obj: Line, head: Head) -> list[Record] | None:
+    message = obj.get("message")
+    if not isinstance(message, dict):
+        return None
+    content = message.get("content")
+    if isinstance(content, str):
+        return _user_text(content, obj, head)
+    out: list[Record] = []
+    if isinstance(content, list):
+        for block in content:
+            if not isinstance(block, dict):
+                continue
+            kind = block.get("type")
+            if kind == "tool_result":
+                out.append(_tool_result(block, head))
+            elif kind == "text":
+                out.extend(_user_text(block.get("text"), obj, head))
+            else:  # images, documents: the session is told nothing new
+                out.append(Ignored(*head, kind=str(kind)))
+    return out
+
+
+def _user_text(text: object, obj: Line, head: Head) -> list[Record]:
+    if not isinstance(text, str) or not text.strip():
+        return []
+    if text.startswith(_INTERRUPTED):
+        return [Notice(*head, kind="interrupted", text=text.strip("[] \n"), level="warning")]
+    if obj.get("isSynthetic") is True:  # the compaction summary handed back to the model
+        return [Ignored(*head, kind="synthetic user text")]
+    if text.startswith(_LOCAL_COMMAND):  # a slash command's own output, e.g. "Compacted"
+        inner = text.removeprefix(_LOCAL_COMMAND).removesuffix("</local-command-stdout>")
+        return [Notice(*head, kind="local_command", text=_clip(inner.strip()))]
+    return [UserText(*head, text=text)]
+
+
+def _tool_result(block: Line, head: Head) -> ToolResult:
+    content = block.get("content")
+    output = content if isinstance(content, str) else text_of(content)
+    return ToolResult(
+        *head,
+        call_id=str(block.get("tool_use_id") or ""),
+        output=output,
+        is_error=bool(block.get("is_error")),
+        interrupted=output.startswith(_STOPPED_BY_USER),
+    )
+
+
+def _system(obj: Line, head: Head) -> Record:
+    subtype = obj.get("subtype")
+    if subtype == "init":
+        return _started(obj, head)
+    if subtype == "compact_boundary":
+        return _compaction(obj, head)
+    if subtype == "status":
+        return _status(obj, head)
+    name = subtype if isinstance(subtype, str) and subtype else "system"
+    if name in _NOISY_SUBTYPES:
+        return Ignored(*head, kind=name)
+    text, level = _system_text(name, obj)
+    return Notice(*head, kind=name, text=_clip(text), level=level)
+
+
+def _started(obj: Line, head: Head) -> SessionStarted:
+    tools = obj.get("tools")
+    return SessionStarted(
+        *head,
+        agent=AGENT,
+        model=_text(obj.get("model")),
+        cwd=_text(obj.get("cwd")),
+        version=_text(obj.get("claude_code_version")),
+        tools=tuple([t for t in tools if isinstance(t, str)]) if isinstance(tools, list) else (),
+    )
+
+
+def _compaction(obj: Line, head: Head) -> Compaction:
+    meta = _dict(obj.get("compact_metadata") or obj.get("compactMetadata"))
+    pre_tokens = meta.get("pre_tokens", meta.get("preTokens"))
+    return Compaction(*head, trigger=_text(meta.get("trigger")), pre_tokens=as_int(pre_tokens))
+
+
+def _status(obj: Line, head: Head) -> Record:
+    """Compaction starting or failing and permission-mode changes; other ticks are hidden."""
+    failure = _text(obj.get("compact_error"))
+    if failure:
+        return Notice(*head, kind="status", text=f"Compaction failed: {failure}", level="warning")
+    if obj.get("status") == "compacting":
+        return Notice(*head, kind="status", text="Compacting the conversation")
+    mode = _text(obj.get("permissionMode"))
+    if mode:
+        return Notice(*head, kind="status", text=f"Permission mode: {mode}")
+    return Ignored(*head, kind="status")
+
+
+def _system_text(name: str, obj: Line) -> tuple[str, str]:
+    """A short readable text for a system subtype, and its level."""
+    if name == "hook_response":
+        return _hook_text(obj)
+    if name.startswith("task_"):  # task_started has no status yet; task_notification has one
+        status = _text(obj.get("status")) or "started"
+        what = _text(obj.get("summary")) or _text(obj.get("description")) or obj.get("task_id")
+        level = "warning" if status in ("failed", "stopped") else "info"
+        return f"Task {status}: {what or 'a background task'}", level
+    if name == "permission_denied":
+        return _text(obj.get("message")) or f"Permission denied: {obj.get('tool_name')}", "warning"
+    return _summary(name, obj), _level_of(name)
+
+
+def _hook_text(obj: Line) -> tuple[str, str]:
+    name = _text(obj.get("hook_name")) or _text(obj.get("hook_event")) or "hook"
+    code = as_int(obj.get("exit_code"))
+    failed = obj.get("outcome") not in (None, "success") or code not in (None, 0)
+    text = f"Hook {name} failed (exit {code})" if failed else f"Hook {name} ran"
+    said = _text(obj.get("stderr") if failed else None) or _text(obj.get("output"))
+    return (f"{text}: {said.strip()}" if said else text), ("warning" if failed else "info")
+
+
+def _result(obj: Line, head: Head) -> SessionResult:
+    subtype = _text(obj.get("subtype"))
+    failed = obj.get("is_error") is True or (subtype is not None and subtype != "success")
+    usage = _dict(obj.get("usage"))
+    cost = as_float(obj.get("total_cost_usd"))
+    models = obj.get("modelUsage")
+    errors = obj.get("errors")
+    return SessionResult(
+        *head,
+        status=ResultStatus.FAILED if failed else ResultStatus.SUCCEEDED,
+        subtype=subtype,
+        text=_text(obj.get("result")),
+        error=_text(obj.get("error")),
+        duration_ms=as_int(obj.get("duration_ms")),
+        duration_api_ms=as_int(obj.get("duration_api_ms")),
+        num_turns=as_int(obj.get("num_turns")),
+        cost_usd=as_float(obj.get("cost_usd")) if cost is None else cost,
+        input_tokens=as_int(usage.get("input_tokens")),
+        output_tokens=as_int(usage.get("output_tokens")),
+        cache_read_tokens=as_int(usage.get("cache_read_input_tokens")),
+        cache_write_tokens=as_int(usage.get("cache_creation_input_tokens")),
+        models=tuple(models) if isinstance(models, dict) else (),
+        permission_denials=_denials(obj.get("permission_denials")),
+        errors=tuple(text_of(e) for e in errors if e) if isinstance(errors, list) else (),
+    )
+
+
+def _denials(value: object) -> tuple[PermissionDenial, ...]:
+    if not isinstance(value, list):
+        return ()
+    return tuple(
+        PermissionDenial(
+            tool_name=str(denial.get("tool_name") or ""),
+            call_id=_text(denial.get("tool_use_id")),
+            summary=_input_summary(denial.get("tool_input")),
+        )
+        for denial in value
+        if isinstance(denial, dict)
+    )
+
+
+def _other_type(kind: str, obj: Line, head: Head) -> list[Record] | None:
+    """Permission prompts and rate-limit warnings; plumbing is hidden. Another type is a notice
+    when the line names its session, else not this format."""
+    request = obj.get("request")
+    if isinstance(request, dict) and request.get("subtype") == "can_use_tool":
+        tool = _text(request.get("tool_name")) or "a tool"
+        detail = _input_summary(request.get("input"))
+        text = f"Waiting for permission to use {tool}" + (f": {detail}" if detail else "")
+        return [Notice(*head, kind="permission_request", text=_clip(text), level="warning")]
+    limits = obj.get("rate_limit_info")
+    allowed = isinstance(limits, dict) and limits.get("status") == "allowed"
+    if allowed or kind in _QUIET_TYPES:
+        return [Ignored(*head, kind=kind)]
+    if "session_id" not in obj:
+        return None
+    level = "warning" if limits is not None else _level_of(kind)
+    return [Notice(*head, kind=kind, text=_summary(kind, obj), level=level)]
+
+
+def _dict(value: object) -> Line:
+    return value if isinstance(value, dict) else {}
+
+
+def _text(value: object) -> str | None:
+    """A non-empty string, or None."""
+    return value if isinstance(value, str) and value else None
+
+
+def _clip(text: str, limit: int = _CLIP) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _input_summary(tool_input: object) -> str | None:
+    """A tool input in a few words: its command, path, pattern... or its JSON, clipped."""
+    if isinstance(tool_input, dict):
+        for key in _INPUT_SUMMARY_KEYS:
+            value = tool_input.get(key)
+            if isinstance(value, str) and value:
+                return _clip(value, 120)
+        return _clip(orjson.dumps(tool_input).decode(), 120) if tool_input else None
+    return _clip(tool_input, 120) if isinstance(tool_input, str) and tool_input else None
+
+
+def _summary(name: str, obj: Line) -> str:
+    """``name: key=value, ...`` from a line's plain fields (one level of nesting)."""
+    parts: list[str] = []
+    for key, value in obj.items():
+        if key in _SUMMARY_SKIPS:
+            continue
+        if isinstance(value, dict):
+            parts.extend(f"{k}={v}" for k, v in value.items() if _is_plain(v))
+        elif _is_plain(value):
+            parts.append(f"{key}={value}")
+    return _clip(f"{name}: {', '.join(parts)}" if parts else name)
+
+
+def _is_plain(value: object) -> bool:
+    return isinstance(value, (str, int, float)) and value != ""
+
+
+def _level_of(name: str) -> str:
+    return "warning" if ("error" in name or "fail" in name or "retry" in name) else "info"
