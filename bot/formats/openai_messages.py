@@ -1,24 +1,355 @@
-"""Format: openai-messages (stub, to be written)."""
+"""Format: openai-messages — OpenAI chat messages with ``tool_calls`` (seed 004 and the corpus).
+
+Values that arrive:
+
+- one message per line: ``{"role", "content", "tool_calls": [...]}`` (session: the source);
+- a whole trace per line, as a JSON array of messages or ``{"messages": [...]}`` (invariant
+  explorer; each such line is its own session, ``"<source>#<line>"``), after a
+  ``{"metadata": {...}}`` line;
+- a SWE-agent ``.traj`` document with ``history[]`` and ``info`` (session: the file's name);
+- Suna (agentpress) database rows with ``thread_id`` (session: the thread).
+
+Tool results find their call by ``tool_call_id`` (or each of SWE-agent's ``tool_call_ids``).
+A result with no id (WebArena), or with an id that names no call of the session, goes to the
+oldest call still waiting (of the same tool when the result names one). A call id that the
+session already used gets a suffix (``id#2``), so every call keeps its own result.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+from datetime import datetime
 from typing import Any
 
-from bot.records import Record
+import orjson
+
+from bot.formats import openai_documents as documents
+from bot.formats.common import loads_maybe, text_of, to_utc
+from bot.records import (
+    AssistantText,
+    Ignored,
+    Notice,
+    Record,
+    SessionStarted,
+    Thinking,
+    ToolCall,
+    ToolResult,
+    UserText,
+)
 
 FAMILY = "openai-messages"
+AGENT = "OpenAI-style agent"
+
+# Tuples, not sets: membership by equality never fails on an unhashable JSON value.
+_ROLES = ("system", "developer", "user", "assistant", "tool", "function")
+_NOT_A_TRACE = ("run_id", "events", "event", "team_id", "agent_id")  # an Agno stored run
+_MAX_SESSIONS = 256
+_MAX_WAITING = 512
+_MAX_IDS = 4096
 
 
 def detect(obj: object) -> bool:
+    """A message, a list of messages, a ``{"messages"}`` trace, a ``.traj`` ``{"history"}``
+    document, or a Suna row (``thread_id`` and ``type``)."""
+    if isinstance(obj, list):
+        return bool(obj) and _is_message(obj[0])
+    if not isinstance(obj, dict):
+        return False
+    if "thread_id" in obj and "type" in obj:
+        return "event" not in obj
+    if obj.get("role") in _ROLES:
+        return True
+    for key in ("history", "messages"):
+        value = obj.get(key)
+        if isinstance(value, list) and value and _is_message(value[0]):
+            return not any(k in obj for k in _NOT_A_TRACE)
     return False
+
+
+def _is_message(value: object) -> bool:
+    return isinstance(value, dict) and value.get("role") in _ROLES
+
+
+class _Session:
+    """One session's tool calls still waiting for a result, and the call ids it has used."""
+
+    __slots__ = ("counter", "session_id", "used", "waiting")
+
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+        self.waiting: dict[str, tuple[str, str]] = {}  # call id -> (id as logged, tool name)
+        self.used: dict[str, int] = {}  # id as logged -> how many calls used it
+        self.counter = 0
+
+    def open_call(self, logged_id: str, name: str) -> str:
+        """The id a new call goes by: as logged, ``id#n`` when reused, made up when absent."""
+        self.counter += 1
+        if not logged_id:
+            call_id = f"{self.session_id}/call-{self.counter}"
+        else:
+            seen = self.used.get(logged_id, 0)
+            self.used[logged_id] = seen + 1
+            _trim(self.used, _MAX_IDS)
+            call_id = logged_id if seen == 0 else f"{logged_id}#{seen + 1}"
+        self.waiting[call_id] = (logged_id, name)
+        _trim(self.waiting, _MAX_WAITING)
+        return call_id
+
+    def close_call(self, logged_id: str, name: str | None) -> str:
+        """The id of the call a result answers (see the module docstring)."""
+        if logged_id:
+            for call_id, (logged, _) in self.waiting.items():
+                if logged == logged_id:
+                    del self.waiting[call_id]
+                    return call_id
+            if logged_id in self.used:
+                return logged_id
+        for call_id, (_, call_name) in self.waiting.items():
+            if name is None or call_name == name:
+                del self.waiting[call_id]
+                return call_id
+        if logged_id:
+            return logged_id
+        self.counter += 1
+        return f"{self.session_id}/result-{self.counter}"
 
 
 class Parser:
     def __init__(self, source: str) -> None:
         self.source = source
+        self._sessions: dict[str, _Session] = {}
 
     def parse(self, obj: Any, line: int) -> list[Record] | None:
+        if isinstance(obj, list):
+            return self._trace(obj, line) if obj and _is_message(obj[0]) else None
+        if not isinstance(obj, dict):
+            return None
+        if "thread_id" in obj and "type" in obj:
+            return self._row(obj, line)
+        if isinstance(obj.get("role"), str):
+            return self._single(obj, line)
+        history = obj.get("history")
+        if isinstance(history, list):
+            return self._traj(obj, history, line)
+        messages = obj.get("messages")
+        if isinstance(messages, list):
+            return self._trace(messages, line)
+        if obj.keys() <= {"metadata"}:
+            return [Ignored(session_id=self.source, timestamp=None, line=line, kind="metadata")]
         return None
 
     def finish(self) -> list[Record]:
         return []
+
+    # --- the shapes a value comes in -------------------------------------------------------
+
+    def _single(self, message: Mapping[str, Any], line: int) -> list[Record]:
+        timestamp = _timestamp(message)
+        session, out = self._open(self.source, timestamp, line, AGENT)
+        out.extend(_message(message, session, timestamp, line))
+        return out
+
+    def _trace(self, messages: list[Any], line: int) -> list[Record]:
+        session = _Session(f"{self.source}#{line}")
+        return _start(session.session_id, None, line, AGENT) + _messages(messages, session, line)
+
+    def _traj(self, doc: Mapping[str, Any], history: list[Any], line: int) -> list[Record]:
+        session = _Session(documents.traj_session_id(self.source))
+        model = documents.traj_model(doc)
+        out = _start(session.session_id, None, line, documents.SWE_AGENT, model)
+        out.extend(_messages(documents.traj_history(history), session, line))
+        common = _common(session.session_id, None, line)
+        result = documents.traj_result(doc.get("info"), model, common)
+        if result is not None:
+            out.append(result)
+        return out
+
+    def _row(self, row: Mapping[str, Any], line: int) -> list[Record]:
+        timestamp = to_utc(row.get("created_at"))
+        session, out = self._open(str(row["thread_id"]), timestamp, line, documents.SUNA)
+        kind = str(row.get("type"))
+        common = _common(session.session_id, timestamp, line)
+        if kind in _ROLES:
+            meta = documents.row_metadata(row)
+            message = documents.row_message(kind, row.get("content"), meta)
+            message_id = row.get("message_id")
+            mid = str(message_id) if message_id else None
+            out.extend(_message(message, session, timestamp, line, mid))
+        elif kind == "status":
+            out.append(_status(loads_maybe(row.get("content")), common))
+        else:
+            out.append(Ignored(**common, kind=kind))
+        return out
+
+    def _open(
+        self, session_id: str, timestamp: datetime | None, line: int, agent: str
+    ) -> tuple[_Session, list[Record]]:
+        """The session, and ``[SessionStarted]`` when this is its first value."""
+        session = self._sessions.get(session_id)
+        if session is not None:
+            return session, []
+        session = self._sessions[session_id] = _Session(session_id)
+        _trim(self._sessions, _MAX_SESSIONS)
+        return session, _start(session_id, timestamp, line, agent)
+
+
+def _common(session_id: str, timestamp: datetime | None, line: int) -> dict[str, Any]:
+    """The fields every record carries."""
+    return {"session_id": session_id, "timestamp": timestamp, "line": line}
+
+
+def _start(
+    session_id: str, timestamp: datetime | None, line: int, agent: str, model: str | None = None
+) -> list[Record]:
+    return [
+        SessionStarted(
+            session_id=session_id, timestamp=timestamp, line=line, agent=agent, model=model
+        )
+    ]
+
+
+def _status(content: object, common: Mapping[str, Any]) -> Record:
+    failure = documents.run_failure(content)
+    if failure is None:
+        return Ignored(**common, kind="status")
+    return Notice(**common, kind="status", text=failure, level="error")
+
+
+def _messages(messages: Iterable[Any], session: _Session, line: int) -> list[Record]:
+    out: list[Record] = []
+    for message in messages:
+        if isinstance(message, dict):
+            out.extend(_message(message, session, _timestamp(message), line))
+    return out
+
+
+def _timestamp(message: Mapping[str, Any]) -> datetime | None:
+    """A message's own time, where it has one (most traces have none)."""
+    raw = message.get("timestamp") or message.get("created_at")
+    return None if raw is None else to_utc(raw)
+
+
+# --- one message -----------------------------------------------------------------------------
+
+
+def _message(
+    message: Mapping[str, Any],
+    session: _Session,
+    timestamp: datetime | None,
+    line: int,
+    message_id: str | None = None,
+) -> list[Record]:
+    common = _common(session.session_id, timestamp, line)
+    role = message.get("role")
+    if role == "user":
+        return [_user(message, common)]
+    if role == "assistant":
+        return _assistant(message, session, common, message_id)
+    if role in ("tool", "function"):
+        return _tool_results(message, session, common)
+    if role in ("system", "developer"):
+        return [Ignored(**common, kind="system_prompt")]
+    return [Ignored(**common, kind=f"role {role}")]
+
+
+def _user(message: Mapping[str, Any], common: Mapping[str, Any]) -> Record:
+    content = message.get("content")
+    if isinstance(content, list) and any(
+        isinstance(block, dict) and "cache_control" in block for block in content
+    ):
+        return Ignored(**common, kind="cached_block")
+    text = text_of(content)
+    if _blank(text):
+        return Ignored(**common, kind="empty_message")
+    return UserText(**common, text=text)
+
+
+def _assistant(
+    message: Mapping[str, Any],
+    session: _Session,
+    common: Mapping[str, Any],
+    message_id: str | None,
+) -> list[Record]:
+    out: list[Record] = []
+    reasoning = message.get("reasoning_content") or message.get("reasoning")
+    if isinstance(reasoning, str) and not _blank(reasoning):
+        out.append(Thinking(**common, text=reasoning))
+    text = _assistant_text(message)
+    if text:
+        out.append(AssistantText(**common, text=text, message_id=message_id))
+    calls = message.get("tool_calls")
+    if isinstance(calls, list):
+        out.extend(
+            _tool_call(c, c.get("function"), session, common) for c in calls if isinstance(c, dict)
+        )
+    legacy = message.get("function_call")
+    if isinstance(legacy, dict):
+        out.append(_tool_call({}, legacy, session, common))
+    return out or [Ignored(**common, kind="empty_message")]
+
+
+def _assistant_text(message: Mapping[str, Any]) -> str:
+    """The text to show: ``content``; SWE-agent's ``thought`` repeats it, so it is only the
+    fallback. Empty when there is nothing but whitespace."""
+    text = text_of(message.get("content"))
+    if _blank(text):
+        thought = message.get("thought")
+        text = thought if isinstance(thought, str) else ""
+    return "" if _blank(text) else text
+
+
+def _tool_call(
+    call: Mapping[str, Any], function: object, session: _Session, common: Mapping[str, Any]
+) -> ToolCall:
+    spec = function if isinstance(function, dict) else call
+    name = str(spec.get("name") or "")
+    arguments, raw = _arguments(spec.get("arguments"))
+    call_id = session.open_call(str(call.get("id") or ""), name)
+    return ToolCall(**common, call_id=call_id, name=name, input=arguments, raw_input=raw)
+
+
+def _arguments(value: object) -> tuple[Mapping[str, Any], str | None]:
+    """The parsed arguments, and the arguments as given when they are not a JSON object."""
+    if isinstance(value, dict):
+        return value, None
+    if value is None or value == "":
+        return {}, None
+    if not isinstance(value, str):
+        return {}, orjson.dumps(value).decode()
+    try:
+        parsed = orjson.loads(value)
+    except orjson.JSONDecodeError:
+        return {}, value
+    if isinstance(parsed, dict):
+        return parsed, None
+    return {}, None if parsed is None else value
+
+
+def _tool_results(
+    message: Mapping[str, Any], session: _Session, common: Mapping[str, Any]
+) -> list[Record]:
+    outcome = documents.tool_outcome(message)
+    logged_ids = message.get("tool_call_ids")
+    if not isinstance(logged_ids, list) or not logged_ids:
+        logged_ids = [message.get("tool_call_id") or outcome.call_id or ""]
+    return [
+        ToolResult(
+            **common,
+            call_id=session.close_call(str(logged or ""), outcome.name),
+            output=outcome.output,
+            is_error=outcome.is_error,
+            name=outcome.name,
+        )
+        for logged in logged_ids
+    ]
+
+
+def _trim(table: dict[str, Any], limit: int) -> None:
+    """Forget the oldest entry of ``table`` past ``limit`` entries (bounded parser state)."""
+    if len(table) > limit:
+        del table[next(iter(table))]
+
+
+def _blank(text: str) -> bool:
+    """Empty or only whitespace (without copying a long text as ``strip`` would)."""
+    return not text or text.isspace()
