@@ -1,24 +1,364 @@
-"""Format: claude-transcript (stub, to be written)."""
+"""Format: claude-transcript — Claude Code's session files (``~/.claude/projects/<p>/<s>.jsonl``,
+a subagent's ``<s>/subagents/agent-<id>.jsonl``) and the seed-001 variant. Line → records:
+
+- first line with a ``uuid`` of a new ``sessionId`` → also SessionStarted (title: the last
+  ``summary`` read before it); ``summary``, ``file-history-snapshot``, ``queue-operation``,
+  unknown line types → Ignored(type);
+- assistant: text → AssistantText (blank skipped), thinking → Thinking, tool_use → ToolCall
+  (+ TodoUpdate for TodoWrite); an API error → Notice("api_error") (synthetic "No response
+  requested." → Ignored);
+- user: ``isMeta`` → Ignored; text → UserText ("/name args" for ``<command-name>``); command
+  output → Notice("command"); "[Request interrupted by user…]" → Notice("interrupted"); a second
+  prompt under one parent → Notice("rewind") first; tool_result → ToolResult (``interrupted``
+  when the user interrupted or rejected the call);
+- system: compact_boundary → Compaction(trigger, pre_tokens), merged with the ``isCompactSummary``
+  line after it; local_command → Notice("command"); stop_hook_summary → Notice("hook") if a hook
+  failed, else Ignored; turn_duration → Ignored; others → Notice(subtype);
+- progress: agent_progress → SubagentLink (once per agent) plus the subagent's tool calls and
+  results it embeds (not its text: tool records are idempotent by call id if the subagent's own
+  file is followed too); other progress → Ignored(data.type);
+- sidechain lines carry ``subagent`` and ``parent_call`` (see ``claude_transcript_links``); a
+  compaction summariser's file (agent ``acompact-*``) → one Compaction, the rest Ignored;
+- seed-001 (``message`` a string): tool_use → ToolCall(call_id=uuid); tool_result, or an error
+  answering a tool_use → its ToolResult; compact_system conversation_compacted → Compaction.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
-from bot.records import Record
+from bot.formats.claude_transcript_links import (
+    MAX_WAITING,
+    Rewinds,
+    SeedCalls,
+    SubagentLinks,
+    command_output,
+    compaction_of,
+    hook_problem,
+    opt_str,
+    remember,
+    shown,
+    slash_command,
+    summary_of,
+    system_text,
+    texts,
+    todos_of,
+    was_interrupted,
+)
+from bot.formats.common import loads_maybe, text_of, to_utc
+from bot.records import (
+    AssistantText,
+    Compaction,
+    Ignored,
+    Notice,
+    Record,
+    SessionStarted,
+    SubagentLink,
+    Thinking,
+    TodoUpdate,
+    ToolCall,
+    ToolResult,
+    UserText,
+)
 
 FAMILY = "claude-transcript"
+AGENT = "Claude Code"
+
+Head = tuple[str, datetime | None, int, str | None, str | None]  # the fields every Record has
+Out = list[Record]
+Handler = Callable[[dict[str, Any], Head, Out], None]
+
+# tuples, not sets: a malformed line's "type" may be unhashable
+_OWN_TYPES = ("file-history-snapshot", "queue-operation", "summary", "compact_system")
+_TASK_TOOLS = ("Task", "Agent")
+_TOOL_USES = ("tool_use", "server_tool_use", "mcp_tool_use")
+_REWIND = "The user went back to an earlier message; the conversation branches from there."
 
 
 def detect(obj: object) -> bool:
-    return False
+    """camelCase ``sessionId``/``parentUuid``/``leafUuid`` or one of the transcript's own line
+    types; stream-json lines have a snake-case ``session_id`` and none of these."""
+    if not isinstance(obj, dict):
+        return False
+    return (
+        "sessionId" in obj
+        or "parentUuid" in obj
+        or "leafUuid" in obj
+        or obj.get("type") in _OWN_TYPES
+    )
 
 
 class Parser:
     def __init__(self, source: str) -> None:
         self.source = source
+        self._session = ""
+        self._started: dict[str, None] = {}  # sessions already announced
+        self._title: str | None = None
+        self._sidechain = False  # whether the line being read is a subagent's
+        self._links = SubagentLinks()
+        self._compaction: Compaction | None = None  # a compact_boundary awaiting its summary
+        self._rewinds = Rewinds()
+        self._seed_calls = SeedCalls()
+        self._by_type: dict[object, Handler] = {
+            "assistant": self._assistant,
+            "user": self._user,
+            "system": self._system,
+            "progress": self._progress,
+            "summary": self._summary,
+            "compact_system": self._compact_system,
+        }
 
     def parse(self, obj: Any, line: int) -> list[Record] | None:
-        return None
+        if not detect(obj):
+            return None
+        kind = obj.get("type")
+        out: Out = []
+        pending, self._compaction = self._compaction, None
+        if pending is not None:
+            if kind == "user" and obj.get("isCompactSummary"):
+                return [replace(pending, summary=summary_of(obj.get("message")))]
+            out.append(pending)
+        self._line(obj, kind, line, out)
+        return out
 
     def finish(self) -> list[Record]:
-        return []
+        pending, self._compaction = self._compaction, None
+        return [] if pending is None else [pending]
+
+    def _line(self, obj: dict[str, Any], kind: object, line: int, out: Out) -> None:
+        session = obj.get("sessionId")
+        if session and session != self._session and isinstance(session, str):
+            self._session = session
+        call = agent = None
+        self._sidechain = obj.get("isSidechain") is True
+        if self._sidechain:
+            call, agent = self._links.sidechain_call(obj), opt_str(obj.get("agentId"))
+        head: Head = (self._session, to_utc(obj.get("timestamp")), line, call, agent)
+        if self._session not in self._started and self._session and "uuid" in obj:
+            out.append(self._start(obj, head))
+        if call is not None and agent is not None and self._links.link_agent(agent, call):
+            out.append(SubagentLink(*head, agent_id=agent, call_id=call))
+        before = len(out)
+        handler = self._by_type.get(kind) if isinstance(kind, str) else None
+        if handler is None:
+            out.append(Ignored(*head, kind=str(kind or "unknown")))
+        else:
+            handler(obj, head, out)
+        if len(out) == before and self._compaction is None:
+            out.append(Ignored(*head, kind="empty"))
+
+    def _start(self, obj: dict[str, Any], head: Head) -> SessionStarted:
+        remember(self._started, head[0], None, MAX_WAITING)
+        title, self._title = self._title, None
+        cwd, version = opt_str(obj.get("cwd")), opt_str(obj.get("version"))
+        return SessionStarted(*head, agent=AGENT, cwd=cwd, version=version, title=title)
+
+    def _summary(self, obj: dict[str, Any], head: Head, out: Out) -> None:
+        self._title = opt_str(obj.get("summary")) or self._title
+        out.append(Ignored(*head, kind="summary"))
+
+    # -- assistant ------------------------------------------------------------------------
+
+    def _assistant(self, obj: dict[str, Any], head: Head, out: Out) -> None:
+        message = obj.get("message")
+        if not isinstance(message, dict):
+            self._seed_assistant(obj, head, out)
+            return
+        content = message.get("content")
+        if obj.get("isApiErrorMessage") or message.get("model") == "<synthetic>":
+            text = text_of(content)
+            if not obj.get("isApiErrorMessage") and text.strip() == "No response requested.":
+                out.append(Ignored(*head, kind="synthetic"))
+            else:
+                out.append(Notice(*head, kind="api_error", text=text, level="error"))
+        elif head[4] is not None and head[4].startswith("acompact"):  # a compaction run
+            if texts(content).strip():
+                out.append(Compaction(*head, summary=summary_of(message)))
+        else:
+            mid = message.get("id")
+            self._blocks(content, mid if isinstance(mid, str) else None, head, out, False)
+
+    def _blocks(
+        self, content: object, mid: str | None, head: Head, out: Out, tools_only: bool
+    ) -> None:
+        if isinstance(content, str) and content.strip() and not tools_only:
+            out.append(AssistantText(*head, text=content, message_id=mid))
+        if not isinstance(content, list):
+            return
+        for block in content:
+            kind = block.get("type") if isinstance(block, dict) else None
+            if kind in _TOOL_USES:
+                self._tool_call(block, head, out)
+            elif tools_only:
+                continue
+            elif kind == "text" and shown(text := block.get("text")):
+                out.append(AssistantText(*head, text=text, message_id=mid))
+            elif kind == "thinking" and shown(text := block.get("thinking")):
+                out.append(Thinking(*head, text=text))
+
+    def _tool_call(self, block: dict[str, Any], head: Head, out: Out) -> None:
+        call_id, name = str(block.get("id") or ""), str(block.get("name") or "")
+        raw = block.get("input")
+        parsed = loads_maybe(raw) if isinstance(raw, str) else raw
+        given = parsed if isinstance(parsed, dict) else {}
+        raw_input = raw if isinstance(raw, str) and not given else None
+        out.append(ToolCall(*head, call_id=call_id, name=name, input=given, raw_input=raw_input))
+        if name in _TASK_TOOLS and not self._sidechain and head[3] is None:
+            self._links.task_called(call_id, given.get("prompt"))
+        elif name == "TodoWrite" and isinstance(todos := given.get("todos"), list):
+            out.append(TodoUpdate(*head, todos=todos_of(todos), call_id=call_id))
+
+    # -- user -----------------------------------------------------------------------------
+
+    def _user(self, obj: dict[str, Any], head: Head, out: Out) -> None:
+        message = obj.get("message")
+        content = message.get("content") if isinstance(message, dict) else message
+        if obj.get("isMeta"):
+            out.append(Ignored(*head, kind="meta"))
+        elif head[4] is not None and head[4].startswith("acompact"):
+            out.append(Ignored(*head, kind="compact_prompt"))
+        elif obj.get("isCompactSummary"):
+            out.append(Compaction(*head, summary=summary_of(message)))
+        elif not isinstance(content, list):
+            self._user_text(obj, text_of(content), head, out)
+        else:
+            said = []
+            for block in content:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    self._tool_result(obj, block, head, out)
+                else:
+                    said.append(block)
+            if said:
+                self._user_text(obj, text_of(said), head, out)
+
+    def _user_text(self, obj: dict[str, Any], text: str, head: Head, out: Out) -> None:
+        start = text[:1]
+        if start == "[" and text.startswith("[Request interrupted by user"):
+            out.append(Notice(*head, kind="interrupted", text=text, level="warning"))
+        elif start == "<" and (command := slash_command(text)) is not None:
+            out.append(UserText(*head, text=command))
+        elif start == "<" and (output := command_output(text)) is not None:
+            out.append(_command_notice(output, head))
+        elif text.strip():
+            parent = obj.get("parentUuid")
+            if not self._sidechain and isinstance(parent, str) and self._rewinds.is_rewind(parent):
+                out.append(Notice(*head, kind="rewind", text=_REWIND))
+            out.append(UserText(*head, text=text))
+
+    def _tool_result(
+        self, obj: dict[str, Any], block: dict[str, Any], head: Head, out: Out
+    ) -> None:
+        call_id = str(block.get("tool_use_id") or "")
+        output, failed = text_of(block.get("content")), bool(block.get("is_error"))
+        result = obj.get("toolUseResult")
+        agent = result.get("agentId") if isinstance(result, dict) else None
+        if agent is None and not self._sidechain:
+            agent = obj.get("agentId")  # 2.0.x put the Task's agent on its result line
+        if isinstance(agent, str) and agent and self._links.link_agent(agent, call_id):
+            out.append(SubagentLink(*head, agent_id=agent, call_id=call_id))
+        if failed:
+            self._links.task_failed(call_id)
+        stopped = was_interrupted(output, result)
+        out.append(
+            ToolResult(*head, call_id=call_id, output=output, is_error=failed, interrupted=stopped)
+        )
+
+    # -- system and progress ---------------------------------------------------------------
+
+    def _system(self, obj: dict[str, Any], head: Head, out: Out) -> None:
+        subtype, text = obj.get("subtype"), system_text(obj)
+        failed = bool(obj.get("isError")) or subtype == "error"
+        if subtype == "compact_boundary":
+            trigger, tokens = compaction_of(obj)
+            self._compaction = Compaction(*head, trigger=trigger, pre_tokens=tokens)
+        elif subtype == "local_command":
+            said = slash_command(text) or command_output(text)
+            out.append(_command_notice(text if said is None else said, head))
+        elif subtype == "stop_hook_summary":
+            if (problem := hook_problem(obj)) is None:
+                out.append(Ignored(*head, kind="hook"))
+            else:
+                out.append(Notice(*head, kind="hook", text=problem, level="warning"))
+        elif subtype == "tool_result" or (
+            failed and self._seed_calls.is_waiting(obj.get("parentUuid"))
+        ):
+            self._seed_result(obj, text, failed, head, out)
+        elif failed:
+            out.append(Notice(*head, kind=str(subtype or "error"), text=text, level="error"))
+        elif obj.get("isMeta") or subtype in ("meta", "turn_duration"):
+            out.append(Ignored(*head, kind=str(subtype or "meta")))
+        else:
+            level = obj.get("level")
+            level = level if level in ("error", "warning") else "info"
+            out.append(Notice(*head, kind=str(subtype or "system"), text=text, level=level))
+
+    def _progress(self, obj: dict[str, Any], head: Head, out: Out) -> None:
+        data = obj.get("data")
+        kind = data.get("type") if isinstance(data, dict) else None
+        if kind != "agent_progress" or not isinstance(data, dict):
+            out.append(Ignored(*head, kind=str(kind or "progress")))
+            return
+        before = len(out)
+        call, agent = opt_str(obj.get("parentToolUseID")), opt_str(data.get("agentId"))
+        if call and agent and self._links.link_agent(agent, call):
+            out.append(SubagentLink(*head, agent_id=agent, call_id=call))
+        inner = data.get("message")
+        if isinstance(inner, dict) and isinstance(message := inner.get("message"), dict):
+            at = to_utc(inner.get("timestamp")) or head[1]
+            self._embedded_tools(inner, message, (head[0], at, head[2], call, agent), out)
+        if len(out) == before:
+            out.append(Ignored(*head, kind="agent_progress"))
+
+    def _embedded_tools(
+        self, inner: dict[str, Any], message: dict[str, Any], head: Head, out: Out
+    ) -> None:
+        """The tool calls and results of a subagent's message embedded in ``agent_progress``."""
+        content = message.get("content")
+        if inner.get("type") == "assistant":
+            self._blocks(content, opt_str(message.get("id")), head, out, tools_only=True)
+        elif isinstance(content, list):
+            for block in content:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    self._tool_result(inner, block, head, out)
+
+    # -- the seed-001 variant ---------------------------------------------------------------
+
+    def _seed_assistant(self, obj: dict[str, Any], head: Head, out: Out) -> None:
+        subtype, text = obj.get("subtype"), text_of(obj.get("message"))
+        if subtype == "tool_use":
+            call_id = str(obj.get("uuid") or "")
+            block = {"id": call_id, "name": obj.get("toolName"), "input": obj.get("toolArguments")}
+            self._tool_call(block, head, out)
+            self._seed_calls.called(call_id)
+        elif subtype == "thinking":
+            out.append(Thinking(*head, text=text))
+        elif subtype in ("command", "error"):
+            level = "error" if subtype == "error" else "info"
+            out.append(Notice(*head, kind=str(subtype), text=text, level=level))
+        elif text.strip():
+            out.append(AssistantText(*head, text=text))
+
+    def _seed_result(
+        self, obj: dict[str, Any], text: str, failed: bool, head: Head, out: Out
+    ) -> None:
+        call_id = self._seed_calls.answered(obj.get("parentUuid"))
+        out.append(ToolResult(*head, call_id=call_id, output=text, is_error=failed))
+
+    def _compact_system(self, obj: dict[str, Any], head: Head, out: Out) -> None:
+        operation = obj.get("message")
+        if operation == "conversation_compacted":
+            out.append(Compaction(*head))
+        elif operation == "conversation_restored":
+            out.append(Notice(*head, kind="restored", text="The conversation was restored."))
+        else:  # conversation_compacting, conversation_restoring
+            out.append(Ignored(*head, kind=str(operation or "compact_system")))
+
+
+# -- small helpers ---------------------------------------------------------------------------
+
+
+def _command_notice(text: str, head: Head) -> Record:
+    return Notice(*head, kind="command", text=text) if text else Ignored(*head, kind="command")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from bot.records import Record
+from bot.records import Record, Unparsed
 from bot.session.significance import Significance, Verbosity, classify
 from bot.session.state import Session, SessionSettings, SessionStatus
 from bot.session.tool_calls import ToolCallState, ToolStatus
@@ -36,8 +36,11 @@ class SessionBook:
         """Route one record to its session; returns that session (None for unparsed lines)."""
         self.records += 1
         session_id = record.session_id
-        if not session_id:
-            self.unparsed += 1
+        if not session_id:  # an unparsed line, or a line before any session began
+            if type(record) is Unparsed:
+                self.unparsed += 1
+            else:
+                self.hidden += 1
             return None
         session = self.sessions.get(session_id)
         if session is None:
