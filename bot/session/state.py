@@ -32,6 +32,7 @@ from bot.records import (
 )
 from bot.session.significance import Significance, Verbosity, classify
 from bot.session.thread import (
+    NARRATION_LIMIT,
     NOTICE_CAP,
     USER_TEXT_CAP,
     DelegationItem,
@@ -92,22 +93,9 @@ class Session:
         self._links: dict[str, str] = {}  # subagent id -> the call that started it
         self._shown_calls: set[str] = set()
         self._keys = 0
+        self._last_text: str | None = None  # the last assistant text, if shown as a batch
         self._results = 0
         self._threshold = self.settings.verbosity.threshold
-        self._apply: dict[type, Callable[[Any, datetime | None, bool], None]] = {
-            AssistantText: self._assistant_text,
-            ToolCall: self._tool_call,
-            ToolResult: self._tool_result,
-            UserText: self._user_text,
-            Thinking: self._thinking,
-            SessionStarted: self._session_started,
-            TodoUpdate: self._todo_update,
-            Delegation: self._delegation,
-            SubagentLink: self._subagent_link,
-            Compaction: self._compaction,
-            Notice: self._notice,
-            SessionResult: self._session_result,
-        }
 
     # --- feeding -------------------------------------------------------------------------
 
@@ -124,9 +112,9 @@ class Session:
             record, duplicate_start=self.started and type(record) is SessionStarted
         )
         self.counts[significance] += 1
-        handler = self._apply.get(type(record))
+        handler = _HANDLERS.get(type(record))
         if handler is not None:
-            handler(record, at, significance >= self._threshold)
+            handler(self, record, at, significance >= self._threshold)
         return significance
 
     def tick(self, now: datetime) -> bool:
@@ -191,10 +179,17 @@ class Session:
         last = self.items[-1] if self.items else None
         if isinstance(last, TextBatch) and not last.is_full:
             last.add(record.text, record.delta)
+            self._last_text = record.text
+            return
+        text = record.text.strip()
+        remark = isinstance(last, ToolGroup) and not record.delta and "```" not in text
+        if remark and last.add_remark(text, NARRATION_LIMIT):  # type: ignore[union-attr]
+            self._last_text = None
             return
         batch = TextBatch(self._key("text"))
         batch.add(record.text.lstrip("\n") if record.delta else record.text, record.delta)
         self.items.append(batch)
+        self._last_text = record.text
 
     def _thinking(self, record: Thinking, at: datetime | None, shown: bool) -> None:
         if shown and self._parent_of(record) not in self.calls:
@@ -253,10 +248,10 @@ class Session:
 
     def _show_in_group(self, call_id: str) -> None:
         last = self.items[-1] if self.items else None
-        if not isinstance(last, ToolGroup) or len(last.call_ids) >= self.settings.tools_per_group:
+        if not isinstance(last, ToolGroup) or last.calls >= self.settings.tools_per_group:
             last = ToolGroup(self._key("tools"))
             self.items.append(last)
-        last.call_ids.append(call_id)
+        last.add_call(call_id)
         self._shown_calls.add(call_id)
 
     def _tool_result(self, record: ToolResult, at: datetime | None, shown: bool) -> None:
@@ -315,10 +310,28 @@ class Session:
         self._interrupt_open_calls()
         self._results += 1
         key = "result" if self._results == 1 else f"result:{self._results}"
-        self.items.append(ResultItem(key, record))
+        last_text = self._last_text
+        repeats = bool(last_text and record.text and record.text.strip() == last_text.strip())
+        self.items.append(ResultItem(key, record, repeats))
 
     def _interrupt_open_calls(self) -> None:
         for call in self.calls.values():
             if call.status.is_open:
                 call.status = ToolStatus.INTERRUPTED
 
+
+_Handler = Callable[[Session, Any, "datetime | None", bool], None]
+_HANDLERS: dict[type, _Handler] = {
+    AssistantText: Session._assistant_text,
+    ToolCall: Session._tool_call,
+    ToolResult: Session._tool_result,
+    UserText: Session._user_text,
+    Thinking: Session._thinking,
+    SessionStarted: Session._session_started,
+    TodoUpdate: Session._todo_update,
+    Delegation: Session._delegation,
+    SubagentLink: Session._subagent_link,
+    Compaction: Session._compaction,
+    Notice: Session._notice,
+    SessionResult: Session._session_result,
+}

@@ -14,6 +14,8 @@ from bot.records import SessionResult
 TEXT_CAP = 9000  # what a text message can show; the rest is counted, not kept
 USER_TEXT_CAP = 2900
 NOTICE_CAP = 1000
+NARRATION_LIMIT = 300  # assistant text this short, between tool calls, joins their group
+NARRATION_ENTRIES = 12
 
 
 @dataclass(slots=True)
@@ -37,11 +39,42 @@ class TextBatch:
 
 
 @dataclass(slots=True)
+class Narration:
+    """A short remark of the agent's between its tool calls ("Now let me run the tests.")."""
+
+    text: str
+
+
+@dataclass(slots=True)
 class ToolGroup:
-    """Consecutive tool calls (their ids), shown as one message."""
+    """Consecutive tool calls (their ids), with the agent's short remarks between them in
+    order, shown as one message: a session of many small steps stays a few messages."""
 
     key: str
-    call_ids: list[str] = field(default_factory=list)
+    entries: list[str | Narration] = field(default_factory=list)
+    calls: int = 0
+
+    @property
+    def call_ids(self) -> list[str]:
+        return [entry for entry in self.entries if isinstance(entry, str)]
+
+    def add_call(self, call_id: str) -> None:
+        self.entries.append(call_id)
+        self.calls += 1
+
+    def add_remark(self, text: str, limit: int) -> bool:
+        """Take a short remark; False when it does not fit (too long, or it would make the
+        remark before it too long)."""
+        last = self.entries[-1] if self.entries else None
+        if isinstance(last, Narration):
+            if len(last.text) + 2 + len(text) > limit:
+                return False
+            last.text += "\n\n" + text
+            return True
+        if len(text) > limit or len(self.entries) >= 2 * NARRATION_ENTRIES:
+            return False
+        self.entries.append(Narration(text))
+        return True
 
 
 @dataclass(slots=True)
@@ -74,6 +107,7 @@ class TodoItem:
 class ResultItem:
     key: str
     result: SessionResult
+    repeats_text: bool = False  # its text is the assistant text just shown: don't repeat it
 
 
 ThreadItem = TextBatch | ToolGroup | UserTurn | NoticeItem | DelegationItem | TodoItem | ResultItem

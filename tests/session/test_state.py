@@ -135,9 +135,43 @@ def test_consecutive_assistant_text_is_batched_into_one_item() -> None:
 
 
 def test_a_tool_call_ends_the_text_batch() -> None:
-    session = session_of(started(), text("one"), call("a"), text("two"))
+    session = session_of(started(), text("one"), call("a"), text("two " * 100))
     kinds = [type(item) for item in session.items]
     assert kinds == [TextBatch, ToolGroup, TextBatch]
+
+
+def test_a_short_remark_between_tool_calls_joins_their_group() -> None:
+    session = session_of(started(), call("a"), text("Now the tests."), call("b"))
+    group = session.items[0]
+    assert isinstance(group, ToolGroup) and len(session.items) == 1
+    assert group.call_ids == ["a", "b"]
+    assert [getattr(e, "text", e) for e in group.entries] == ["a", "Now the tests.", "b"]
+
+
+def test_consecutive_remarks_are_joined_while_short() -> None:
+    session = session_of(call("a"), text("One."), text("Two."))
+    group = session.items[0]
+    assert isinstance(group, ToolGroup)
+    assert [getattr(e, "text", e) for e in group.entries] == ["a", "One.\n\nTwo."]
+
+
+def test_a_remark_with_code_is_its_own_text_batch() -> None:
+    session = session_of(call("a"), text("```\nx\n```"))
+    assert [type(item) for item in session.items] == [ToolGroup, TextBatch]
+
+
+def test_result_repeating_the_last_text_batch_is_marked() -> None:
+    done = SessionResult(SID, at(5), 9, text="All done.\n")
+    session = session_of(started(), text("All done."), done)
+    item = session.items[-1]
+    assert isinstance(item, ResultItem) and item.repeats_text
+
+
+def test_result_after_a_remark_is_not_marked_as_repeating() -> None:
+    done = SessionResult(SID, at(5), 9, text="All done.")
+    session = session_of(started(), call("a"), text("All done."), done)
+    item = session.items[-1]
+    assert isinstance(item, ResultItem) and not item.repeats_text
 
 
 def test_hidden_records_do_not_break_a_text_batch() -> None:

@@ -1,0 +1,176 @@
+"""Benchmark: replay a large log through parse → session → final messages.
+
+Builds a large JSON Lines log from the corpus (each copy of a corpus file gets its own session
+and call ids, so the log holds many sessions like a real long-lived stream), then measures in
+one run:
+
+- the pipeline's rate (lines/s and records/s: reader → session book → every session's
+  final messages),
+- the bare ``orjson.loads`` rate on the very same lines,
+- their ratio (pipeline ÷ bare loads; target ≥ 0.33),
+- the peak resident memory of a separate process that runs the pipeline on the whole log
+  (target < 200 MB for a 500 MB log).
+
+Usage: ``python -m benchmarks.replay [--mb 500] [--family claude-transcript] [--corpus DIR]``
+Prints figures; it is not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import orjson
+
+from blocks.thread import thread_messages
+from bot.formats.reader import SourceReader
+from bot.session import SessionBook
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus"
+OUT = ROOT / "benchmarks" / "out"
+FAMILY_DIRS = {
+    "claude-stream-json": "claude-stream-json",
+    "claude-transcript": "claude-transcript",
+    "agno": "agno-events",
+    "backend": "legion-backend",
+    "openai-messages": "openai-messages",
+}
+# Ids that must differ per copy: session ids, tool call ids, uuids, run ids.
+_ID = re.compile(rb'"(session_id|sessionId|id|tool_use_id|uuid|parentUuid|run_id|thread_id|'
+                 rb'parent_tool_use_id|tool_call_id|message_id)":\s*"([^"]*)"')
+
+
+def corpus_lines(corpus: Path, family: str) -> list[bytes]:
+    """The JSON Lines of one family's corpus files (whole-document files are left out)."""
+    lines: list[bytes] = []
+    for path in sorted((corpus / FAMILY_DIRS[family]).glob("*")):
+        data = path.read_bytes()
+        if path.suffix in (".json", ".traj"):
+            continue
+        lines.extend(line for line in data.split(b"\n") if line.strip())
+    return lines
+
+
+def _renamer(suffix: bytes) -> Callable[[re.Match[bytes]], bytes]:
+    def rename(match: re.Match[bytes]) -> bytes:
+        return match.group(0)[:-1] + suffix + b'"'
+
+    return rename
+
+
+def build_log(corpus: Path, family: str, megabytes: int) -> Path:
+    """A log of about ``megabytes`` MB: copies of the corpus lines with per-copy ids."""
+    OUT.mkdir(parents=True, exist_ok=True)
+    path = OUT / f"{family}-{megabytes}mb.jsonl"
+    if path.exists() and path.stat().st_size >= megabytes * 1_000_000:
+        return path
+    lines = corpus_lines(corpus, family)
+    target = megabytes * 1_000_000
+    written = 0
+    copy = 0
+    with path.open("wb") as out:
+        while written < target:
+            rename = _renamer(f"-{copy}".encode())
+            for line in lines:
+                renamed = _ID.sub(rename, line)
+                out.write(renamed + b"\n")
+                written += len(renamed) + 1
+            copy += 1
+    return path
+
+
+def read_lines(path: Path) -> Iterator[bytes]:
+    with path.open("rb") as log:
+        for line in log:
+            yield line.rstrip(b"\n")
+
+
+def run_pipeline(lines: Iterator[bytes] | list[bytes], family: str | None) -> tuple[int, int, int]:
+    """(lines, records, messages) of the whole pipeline over ``lines``."""
+    reader = SourceReader("bench", family=family)
+    book = SessionBook()
+    apply = book.apply
+    feed = reader.feed
+    number = 0
+    for number, line in enumerate(lines, start=1):
+        for record in feed(line, number):
+            apply(record)
+    for record in reader.finish():
+        apply(record)
+    book.close()
+    messages = 0
+    for session in book.sessions.values():  # render, count and drop: memory stays bounded
+        messages += len(thread_messages(session))
+    return number, reader.stats.records, messages
+
+
+def measure_speed(path: Path, family: str, limit: int) -> None:
+    lines = []
+    for line in read_lines(path):
+        lines.append(line)
+        if len(lines) >= limit:
+            break
+    started = time.perf_counter()
+    for line in lines:
+        orjson.loads(line)
+    bare = time.perf_counter() - started
+
+    started = time.perf_counter()
+    count, records, messages = run_pipeline(lines, family)
+    piped = time.perf_counter() - started
+
+    size_mb = sum(len(line) + 1 for line in lines) / 1e6
+    print(f"lines               {count:>12,}  ({size_mb:,.1f} MB)")
+    print(f"records             {records:>12,}")
+    print(f"messages rendered   {messages:>12,}")
+    print(f"orjson.loads        {count / bare:>12,.0f} lines/s  ({size_mb / bare:,.0f} MB/s)")
+    print(f"pipeline            {count / piped:>12,.0f} lines/s  {records / piped:,.0f} records/s")
+    print(f"ratio               {bare / piped:>12.2f}  (pipeline rate ÷ bare orjson.loads rate)")
+
+
+def measure_memory(path: Path, family: str) -> None:
+    """Peak RSS of a fresh process running the pipeline over the whole file."""
+    code = (
+        "import resource, sys; from pathlib import Path;"
+        "from benchmarks.replay import run_pipeline, read_lines;"
+        f"n, r, m = run_pipeline(read_lines(Path({str(path)!r})), {family!r});"
+        "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024;"
+        "print(f'{n} {r} {m} {peak:.1f}')"
+    )
+    started = time.perf_counter()
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout.split()
+    took = time.perf_counter() - started
+    lines, records, messages, peak = int(out[0]), int(out[1]), int(out[2]), float(out[3])
+    size_mb = path.stat().st_size / 1e6
+    print(f"whole log           {size_mb:>12,.0f} MB, {lines:,} lines, {records:,} records,"
+          f" {messages:,} messages in {took:.1f}s")
+    print(f"peak memory         {peak:>12.1f} MB (RSS of the replaying process)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--mb", type=int, default=500, help="size of the built log in MB")
+    parser.add_argument("--family", default="claude-transcript", choices=sorted(FAMILY_DIRS))
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--speed-lines", type=int, default=250_000,
+                        help="lines of the log used for the speed comparison")
+    args = parser.parse_args()
+    if not args.corpus.is_dir():
+        sys.exit(f"benchmark: no corpus at {args.corpus}")
+    path = build_log(args.corpus, args.family, args.mb)
+    print(f"log {path} ({args.family}); python {sys.version.split()[0]}, {os.cpu_count()} cpus")
+    measure_speed(path, args.family, args.speed_lines)
+    measure_memory(path, args.family)
+
+
+if __name__ == "__main__":
+    main()

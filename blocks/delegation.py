@@ -1,0 +1,38 @@
+"""A team leader's delegation to a member: the task, the member's progress, and its answer."""
+
+from __future__ import annotations
+
+from blocks.figures import TOOL_EMOJI, duration, plural
+from blocks.fit import fit_blocks
+from blocks.markdown import to_mrkdwn
+from blocks.message import Block, Message
+from blocks.sections import context, mrkdwn_sections, section
+from blocks.text import safe_line, truncate_escaped
+from bot.session import Session, ToolStatus
+from bot.session.thread import DelegationItem
+
+ANSWER_LIMIT = 2500
+
+
+def delegation_message(item: DelegationItem, session: Session) -> Message:
+    call = session.calls[item.call_id]
+    lead = session.info.agent or "Team"
+    member = call.delegate or "member"
+    head = (
+        f"{TOOL_EMOJI[call.status]} 🤝 *{safe_line(lead, 100)}* → "
+        f"*{safe_line(member, 100)}*"
+    )
+    if (seconds := call.duration_s) is not None:
+        head += f" · {duration(seconds)}"
+    blocks: list[Block] = [section(f"{head}\n>{safe_line(call.summary, 400)}")]
+    children = [session.calls[c] for c in call.children if c in session.calls]
+    if children:
+        failed = sum(1 for child in children if child.status is ToolStatus.ERROR)
+        names = ", ".join(dict.fromkeys(child.name for child in children))
+        note = f"↳ {plural(len(children), 'tool call')}: {safe_line(names, 200)}"
+        blocks.append(context(note + (f" · {failed} failed" if failed else "")))
+    if call.output.strip():
+        answer = truncate_escaped(to_mrkdwn(call.output), ANSWER_LIMIT)
+        blocks.extend(mrkdwn_sections(answer))
+    text = safe_line(f"{lead} → {member}: {call.summary}", 300)
+    return Message(item.key, text, tuple(fit_blocks(blocks)))

@@ -1,0 +1,289 @@
+"""Slack's Block Kit limits (shared/SLACK_FACTS.md) and a strict checker of message payloads.
+
+`check_message` lists every violation as `"<json-pointer>: <what>"`. The walk that finds the
+text of a message (`scan_blocks`) is shared by the checker, `block_text_size` and `blocks.fit`,
+so what is measured is exactly what is checked and what is trimmed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+MAX_BLOCKS = 50
+TEXT_OBJECT_MAX = 3000
+SECTION_TEXT_MAX = 3000
+FIELDS_MAX = 10
+FIELD_TEXT_MAX = 2000
+HEADER_TEXT_MAX = 150
+CONTEXT_ELEMENTS_MAX = 10
+ACTIONS_ELEMENTS_MAX = 25
+BLOCK_ID_MAX = 255
+ACTION_ID_MAX = 255
+BUTTON_TEXT_MAX = 75
+BUTTON_VALUE_MAX = 2000
+BUTTON_URL_MAX = 3000
+IMAGE_URL_MAX = 3000
+IMAGE_ALT_TEXT_MAX = 2000
+IMAGE_TITLE_MAX = 2000
+MARKDOWN_BLOCK_MAX = 12000
+MARKDOWN_TOTAL_MAX = 12000
+MESSAGE_TEXT_BUDGET = 11000
+TOP_LEVEL_TEXT_MAX = 40000
+FALLBACK_TEXT_BUDGET = 3000  # ours: a notification, not a copy of the message
+BLOCK_TYPES = frozenset(
+    {"header", "section", "context", "divider", "actions", "markdown", "rich_text", "image"}
+)
+Block = dict[str, Any]
+
+
+class TextSlot(NamedTuple):
+    """One text of a message: `owner[\"text\"]`, at `pointer`, of at most `limit` characters.
+
+    `kind` is `plain_text`, `mrkdwn`, `markdown` (a markdown block) or `rich_text`."""
+
+    pointer: str
+    owner: dict[str, Any]
+    limit: int
+    kind: str
+
+    @property
+    def text(self) -> str:
+        value = self.owner["text"]
+        return value if isinstance(value, str) else ""
+
+    @property
+    def empty(self) -> bool:
+        """Empty or blank (a rich_text run may be a single space, nothing else may be blank)."""
+        return not (self.text if self.kind == "rich_text" else self.text.strip())
+
+
+@dataclass(slots=True)
+class Scan:
+    """What a walk over blocks found: their texts, and what is wrong with their shape."""
+
+    slots: list[TextSlot] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def check_message(payload: Mapping[str, Any]) -> list[str]:
+    """Every limit a chat.postMessage / chat.update payload breaks; empty when it is fine."""
+    problems = _check_fallback(payload.get("text"))
+    if "blocks" in payload:
+        problems.extend(check_blocks(payload["blocks"]))
+    return problems
+
+
+def _check_fallback(text: object) -> list[str]:
+    if not isinstance(text, str) or not text.strip():
+        return ["/text: missing or empty fallback text"]
+    if len(text) > FALLBACK_TEXT_BUDGET:
+        return [f"/text: {len(text)} chars, over the {FALLBACK_TEXT_BUDGET}-char fallback budget"]
+    return []
+
+
+def check_blocks(blocks: object, text_budget: int = MESSAGE_TEXT_BUDGET) -> list[str]:
+    """Every limit a list of blocks breaks, pointers relative to the payload (`/blocks/…`);
+    `text_budget` may be set below Slack's to check a builder's own budget."""
+    if not isinstance(blocks, list):
+        return ["/blocks: not a list"]
+    scan = scan_blocks(blocks)
+    problems = scan.problems
+    if len(blocks) > MAX_BLOCKS:
+        problems.append(f"/blocks: {len(blocks)} blocks, over {MAX_BLOCKS}")
+    for slot in scan.slots:
+        if slot.empty:
+            problems.append(f"{slot.pointer}: empty")
+        elif len(slot.text) > slot.limit:
+            problems.append(f"{slot.pointer}: {len(slot.text)} chars, over {slot.limit}")
+    markdown = sum(len(s.text) for s in scan.slots if s.kind == "markdown")
+    if markdown > MARKDOWN_TOTAL_MAX:
+        problems.append(f"/blocks: {markdown} chars in markdown blocks, over {MARKDOWN_TOTAL_MAX}")
+    total = sum(len(s.text) for s in scan.slots)
+    if total > min(text_budget, MESSAGE_TEXT_BUDGET):
+        problems.append(
+            f"/blocks: {total} chars of block text, over {min(text_budget, MESSAGE_TEXT_BUDGET)}"
+        )
+    return problems
+
+
+def block_text_size(blocks: Sequence[object]) -> int:
+    """Characters of text in all blocks: text objects, markdown blocks, rich_text texts."""
+    return sum(len(slot.text) for slot in scan_blocks(blocks).slots)
+
+
+def scan_blocks(blocks: Sequence[object]) -> Scan:
+    """Walk blocks: collect their text slots and their shape problems (not lengths)."""
+    scan = Scan()
+    seen_ids: set[str] = set()
+    for index, block in enumerate(blocks):
+        pointer = f"/blocks/{index}"
+        if not isinstance(block, dict):
+            scan.problems.append(f"{pointer}: not an object")
+            continue
+        _check_block_id(block.get("block_id"), pointer, seen_ids, scan)
+        kind = block.get("type")
+        check = _BLOCK_CHECKS.get(kind) if isinstance(kind, str) else None
+        if check is None:
+            scan.problems.append(f"{pointer}/type: unknown block type {kind!r}")
+        else:
+            check(block, pointer, scan)
+    return scan
+
+
+def _check_block_id(block_id: object, pointer: str, seen: set[str], scan: Scan) -> None:
+    if block_id is None:
+        return
+    if not isinstance(block_id, str) or not block_id:
+        scan.problems.append(f"{pointer}/block_id: not a non-empty string")
+    elif len(block_id) > BLOCK_ID_MAX:
+        scan.problems.append(f"{pointer}/block_id: {len(block_id)} chars, over {BLOCK_ID_MAX}")
+    elif block_id in seen:
+        scan.problems.append(f"{pointer}/block_id: duplicate {block_id!r}")
+    else:
+        seen.add(block_id)
+
+
+def _text_object(
+    obj: object, pointer: str, limit: int, scan: Scan, *, plain_only: bool = False
+) -> None:
+    kinds = ("plain_text",) if plain_only else ("plain_text", "mrkdwn")
+    if not isinstance(obj, dict):
+        scan.problems.append(f"{pointer}: not a text object")
+    elif obj.get("type") not in kinds:
+        scan.problems.append(f"{pointer}/type: {obj.get('type')!r}, not {' or '.join(kinds)}")
+    elif not isinstance(obj.get("text"), str):
+        scan.problems.append(f"{pointer}/text: missing")
+    else:
+        scan.slots.append(TextSlot(f"{pointer}/text", obj, limit, obj["type"]))
+
+
+def _elements(block: Block, pointer: str, most: int, scan: Scan) -> list[Any]:
+    elements = block.get("elements")
+    if not isinstance(elements, list) or not elements:
+        scan.problems.append(f"{pointer}/elements: missing or empty")
+        return []
+    if len(elements) > most:
+        scan.problems.append(f"{pointer}/elements: {len(elements)} elements, over {most}")
+    return elements
+
+
+def _header(block: Block, pointer: str, scan: Scan) -> None:
+    _text_object(block.get("text"), f"{pointer}/text", HEADER_TEXT_MAX, scan, plain_only=True)
+
+
+def _section(block: Block, pointer: str, scan: Scan) -> None:
+    if "text" not in block and "fields" not in block:
+        scan.problems.append(f"{pointer}: section with neither text nor fields")
+    if "text" in block:
+        _text_object(block["text"], f"{pointer}/text", SECTION_TEXT_MAX, scan)
+    if "fields" in block:
+        fields = block["fields"]
+        if not isinstance(fields, list) or not fields:
+            scan.problems.append(f"{pointer}/fields: missing or empty")
+            fields = []
+        elif len(fields) > FIELDS_MAX:
+            scan.problems.append(f"{pointer}/fields: {len(fields)} fields, over {FIELDS_MAX}")
+        for i, item in enumerate(fields):
+            _text_object(item, f"{pointer}/fields/{i}", FIELD_TEXT_MAX, scan)
+    accessory = block.get("accessory")
+    if isinstance(accessory, dict) and accessory.get("type") == "button":
+        _button(accessory, f"{pointer}/accessory", scan)
+    elif isinstance(accessory, dict) and accessory.get("type") == "image":
+        _image(accessory, f"{pointer}/accessory", scan)
+    elif accessory is not None and not isinstance(accessory, dict):
+        scan.problems.append(f"{pointer}/accessory: not an object")
+
+
+def _context(block: Block, pointer: str, scan: Scan) -> None:
+    for i, element in enumerate(_elements(block, pointer, CONTEXT_ELEMENTS_MAX, scan)):
+        if isinstance(element, dict) and element.get("type") == "image":
+            _image(element, f"{pointer}/elements/{i}", scan)
+        else:
+            _text_object(element, f"{pointer}/elements/{i}", TEXT_OBJECT_MAX, scan)
+
+
+def _actions(block: Block, pointer: str, scan: Scan) -> None:
+    for i, element in enumerate(_elements(block, pointer, ACTIONS_ELEMENTS_MAX, scan)):
+        where = f"{pointer}/elements/{i}"
+        if not isinstance(element, dict) or not isinstance(element.get("type"), str):
+            scan.problems.append(f"{where}: not an interactive element")
+        elif element["type"] == "button":
+            _button(element, where, scan)
+        else:
+            _limited(element, "action_id", ACTION_ID_MAX, where, scan)
+
+
+def _button(button: Block, pointer: str, scan: Scan) -> None:
+    _text_object(button.get("text"), f"{pointer}/text", BUTTON_TEXT_MAX, scan, plain_only=True)
+    _limited(button, "value", BUTTON_VALUE_MAX, pointer, scan)
+    _limited(button, "url", BUTTON_URL_MAX, pointer, scan)
+    _limited(button, "action_id", ACTION_ID_MAX, pointer, scan)
+
+
+def _limited(owner: Block, key: str, limit: int, pointer: str, scan: Scan) -> None:
+    """An optional string attribute: when present, non-empty and at most `limit` long."""
+    value = owner.get(key)
+    if value is None:
+        return
+    if not isinstance(value, str) or not value:
+        scan.problems.append(f"{pointer}/{key}: not a non-empty string")
+    elif len(value) > limit:
+        scan.problems.append(f"{pointer}/{key}: {len(value)} chars, over {limit}")
+
+
+def _required(owner: Block, key: str, limit: int, pointer: str, scan: Scan) -> None:
+    if key not in owner:
+        scan.problems.append(f"{pointer}/{key}: missing")
+    else:
+        _limited(owner, key, limit, pointer, scan)
+
+
+def _image(image: Block, pointer: str, scan: Scan) -> None:
+    """An image block or image element: a URL (or slack_file) and alt text."""
+    if not isinstance(image.get("slack_file"), dict):
+        _required(image, "image_url", IMAGE_URL_MAX, pointer, scan)
+    _required(image, "alt_text", IMAGE_ALT_TEXT_MAX, pointer, scan)
+    if "title" in image:
+        title = image["title"]
+        _text_object(title, f"{pointer}/title", IMAGE_TITLE_MAX, scan, plain_only=True)
+
+
+def _markdown(block: Block, pointer: str, scan: Scan) -> None:
+    if not isinstance(block.get("text"), str):
+        scan.problems.append(f"{pointer}/text: missing")
+    else:
+        scan.slots.append(TextSlot(f"{pointer}/text", block, MARKDOWN_BLOCK_MAX, "markdown"))
+
+
+def _rich_text(block: Block, pointer: str, scan: Scan) -> None:
+    """Every `{"type": "text", "text": ...}` nested anywhere in a rich_text block."""
+    pending: list[tuple[object, str]] = [
+        (element, f"{pointer}/elements/{i}")
+        for i, element in enumerate(_elements(block, pointer, 10**9, scan))
+    ]
+    while pending:
+        node, where = pending.pop()
+        if isinstance(node, dict):
+            if node.get("type") == "text" and isinstance(node.get("text"), str):
+                scan.slots.append(TextSlot(f"{where}/text", node, MESSAGE_TEXT_BUDGET, "rich_text"))
+            pending.extend((value, f"{where}/{key}") for key, value in node.items())
+        elif isinstance(node, list):
+            pending.extend((value, f"{where}/{i}") for i, value in enumerate(node))
+
+
+def _divider(block: Block, pointer: str, scan: Scan) -> None:
+    """A divider has nothing to check."""
+
+
+_BLOCK_CHECKS = {
+    "header": _header,
+    "section": _section,
+    "context": _context,
+    "divider": _divider,
+    "actions": _actions,
+    "markdown": _markdown,
+    "rich_text": _rich_text,
+    "image": _image,
+}

@@ -1,0 +1,296 @@
+"""Standard Markdown, as an assistant writes it, converted to Slack mrkdwn.
+
+Line-oriented and linear: fenced code and tables are recognised across lines, everything else
+line by line. All text is escaped; the only `<` in the output opens a link to an http(s) URL
+that a Markdown link named, and the only line-leading `>` is a Markdown blockquote.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict, deque
+from collections.abc import Iterator
+from urllib.parse import urlsplit
+
+from blocks.text import FENCE, GRAVE, clean, escape_mrkdwn, neutralise_fences
+
+_FENCE_OPEN = re.compile(r"([ \t]*)(`{3,}|~{3,})(.*)")
+_HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+|$)")
+_BULLET = re.compile(r"([ \t]*)[-*+][ \t]+(.*)")
+_NUMBERED = re.compile(r"([ \t]*)(\d{1,9}[.)])[ \t]+(.*)")
+_QUOTE = re.compile(r" {0,3}>(?:[ \t]*+>)*+")  # nested quotes flatten: mrkdwn has one level
+_DELIMITER_CELL = re.compile(r":?-+:?")
+_CELL_SPLIT = re.compile(r"(?<!\\)\|")
+_CODE_RUN = re.compile(r"`+")
+_LINK = re.compile(
+    r"(!?)\[([^\[\]\n]*)\]\(\s*((?:[^()\s]|\([^()\s]*\))++)(?:\s+\"[^\"\n]*\")?\s*\)"
+)
+_AUTOLINK = re.compile(r"<(https?://[^\s<>]+)>", re.IGNORECASE)
+_STRONG = r"[^*\s](?:[^*]*[^*\s])?"
+_UNDER = r"[^_\s](?:[^_]*[^_\s])?"
+_TILDE = r"[^~\s](?:[^~]*[^~\s])?"
+_MARKS = re.compile(
+    r"\\(?P<esc>[!-/:-@\[-`{-~])"
+    rf"|\*\*\*(?P<bold_italic>{_STRONG})\*\*\*"
+    rf"|\*\*(?P<bold>{_STRONG})\*\*"
+    rf"|(?<!\w)__(?P<bold2>{_UNDER})__(?!\w)"
+    rf"|~~(?P<strike>{_TILDE})~~"
+    rf"|\*(?P<italic>{_STRONG})\*"
+    rf"|(?<!\w)_(?P<italic2>{_UNDER})_(?!\w)"
+)
+_URLISH = re.compile(
+    r"[a-z][a-z0-9+.-]*://\S*"
+    r"|(?:(?:[\w-]++\.)++(?:[^\W\d_]{2,}|xn--[\w-]+)|\d{1,3}(?:\.\d{1,3}){3})"
+    r"(?::\d+)?(?:[/?#]\S*)?",
+    re.IGNORECASE,
+)
+RULE = "──────────"
+TABLE_WIDTH_MAX = 120  # wider tables are not padded into columns
+
+
+def to_mrkdwn(markdown: str) -> str:
+    """Convert Markdown to escaped Slack mrkdwn (see the module docstring)."""
+    lines = clean(markdown).split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        fence = _FENCE_OPEN.fullmatch(line)
+        if fence and not (fence.group(2)[0] == "`" and "`" in fence.group(3)):
+            i = _code_block(lines, i, fence, out)
+        elif "|" in line and i + 1 < len(lines) and _is_delimiter_row(lines[i + 1]):
+            i = _table(lines, i, out)
+        else:
+            out.append(_block_line(line))
+            i += 1
+    return "\n".join(out)
+
+
+def _code_block(lines: list[str], start: int, fence: re.Match[str], out: list[str]) -> int:
+    """Emit the fenced block opening at `start`; return the index after its closing fence."""
+    indent, marker = fence.group(1), fence.group(2)
+    body: list[str] = []
+    i = start + 1
+    while i < len(lines):
+        stripped = lines[i].strip()
+        if stripped.startswith(marker) and stripped == marker[0] * len(stripped):
+            i += 1
+            break
+        line = lines[i]
+        body.append(line[len(indent) :] if line.startswith(indent) else line.lstrip())
+        i += 1
+    if any(line.strip() for line in body):
+        out.append(FENCE)
+        out.extend(escape_mrkdwn(neutralise_fences(line)) for line in body)
+        out.append(FENCE)
+    return i
+
+
+def _is_delimiter_row(line: str) -> bool:
+    stripped = line.strip()
+    if "|" not in stripped or "-" not in stripped:
+        return False
+    cells = stripped.strip("|").split("|")
+    return all(_DELIMITER_CELL.fullmatch(cell.strip()) for cell in cells)
+
+
+def _table(lines: list[str], start: int, out: list[str]) -> int:
+    """Emit the table at `start` as a ``` block, aligned when narrow; return the index after it."""
+    end = start + 2
+    while end < len(lines) and "|" in lines[end] and lines[end].strip():
+        end += 1
+    rows = [_cells(line) for line in [lines[start], *lines[start + 2 : end]]]
+    widths = [0] * max(len(row) for row in rows)
+    for row in rows:
+        for column, cell in enumerate(row):
+            widths[column] = max(widths[column], len(cell))
+    if sum(widths) + 3 * len(widths) > TABLE_WIDTH_MAX:  # padding would only multiply its size
+        rendered = [" | ".join(row) for row in rows]
+        rendered.insert(1, "---")
+    else:
+        rendered = [" | ".join(map(str.ljust, row, widths)) for row in rows]
+        rendered.insert(1, "-+-".join("-" * width for width in widths))
+    out.append(FENCE)
+    out.extend(escape_mrkdwn(neutralise_fences(row.rstrip())) for row in rendered)
+    out.append(FENCE)
+    return end
+
+
+def _cells(line: str) -> list[str]:
+    stripped = line.strip()
+    if stripped.startswith("|"):
+        stripped = stripped[1:]
+    if stripped.endswith("|") and not stripped.endswith("\\|"):
+        stripped = stripped[:-1]
+    return [cell.strip().replace("\\|", "|") for cell in _CELL_SPLIT.split(stripped)]
+
+
+def _block_line(line: str) -> str:
+    quote = _QUOTE.match(line)
+    if not quote:
+        return _line(line)
+    rest = line[quote.end() :]
+    converted = _line(rest[1:] if rest.startswith(" ") else rest)
+    return f"> {converted}" if converted else ">"
+
+
+def _line(line: str) -> str:
+    stripped = line.strip()
+    compact = stripped.replace(" ", "")
+    if len(compact) >= 3 and compact[0] in "-*_" and compact == compact[0] * len(compact):
+        return RULE
+    heading = _HEADING.match(line)
+    if heading:
+        title = _inline(_heading_text(line[heading.end() :]), in_bold=True).strip()
+        return f"*{title}*" if title else ""
+    bullet = _BULLET.fullmatch(line)
+    if bullet:
+        return f"{bullet.group(1)}{_task(bullet.group(2))}"
+    numbered = _NUMBERED.fullmatch(line)
+    if numbered:
+        return f"{numbered.group(1)}{numbered.group(2)} {_inline(numbered.group(3))}"
+    return _inline(line)
+
+
+def _heading_text(rest: str) -> str:
+    rest = rest.rstrip()
+    without_closing = rest.rstrip("#")
+    if not without_closing or without_closing[-1] in " \t":
+        return without_closing.rstrip()
+    return rest
+
+
+def _task(item: str) -> str:
+    if item[:4] in ("[ ] ", "[x] ", "[X] "):
+        return ("☐ " if item[1] == " " else "☑ ") + _inline(item[4:])
+    return "• " + _inline(item)
+
+
+def _inline(text: str, *, in_bold: bool = False) -> str:
+    """One line of Markdown: code spans first, then links, then emphasis in what is left."""
+    out: list[str] = []
+    position = 0
+    for start, end, content in _code_spans(text):
+        out.append(_links(text[position:start], in_bold))
+        out.append(_code(content))
+        position = end
+    out.append(_links(text[position:], in_bold))
+    return "".join(out)
+
+
+def _code_spans(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, content) of each code span: a backtick run closed by the next run of the
+    same length. Each run is looked at a bounded number of times, so this is linear."""
+    if "`" not in text:
+        return
+    runs = [(m.start(), m.end()) for m in _CODE_RUN.finditer(text)]
+    by_length: defaultdict[int, deque[int]] = defaultdict(deque)
+    for index, (start, end) in enumerate(runs):
+        by_length[end - start].append(index)
+    index = 0
+    while index < len(runs):
+        start, end = runs[index]
+        same = by_length[end - start]
+        while same and same[0] <= index:
+            same.popleft()
+        if not same:
+            index += 1
+            continue
+        closing = same.popleft()
+        yield start, runs[closing][1], text[end : runs[closing][0]]
+        index = closing + 1
+
+
+def _code(content: str) -> str:
+    if not content.strip():
+        return escape_mrkdwn(content)
+    if content.startswith(" ") and content.endswith(" ") and len(content) > 2:
+        content = content[1:-1]
+    return "`" + escape_mrkdwn(content.replace("`", GRAVE)) + "`"
+
+
+def _links(text: str, in_bold: bool) -> str:
+    if "[" not in text:
+        return _plain(text, in_bold)
+    out: list[str] = []
+    position = 0
+    for match in _LINK.finditer(text):
+        out.append(_plain(text[position : match.start()], in_bold))
+        out.append(_link(match.group(2).strip(), match.group(3), bool(match.group(1)), in_bold))
+        position = match.end()
+    out.append(_plain(text[position:], in_bold))
+    return "".join(out)
+
+
+def _link(label: str, url: str, image: bool, in_bold: bool) -> str:
+    label = label or ("image" if image else "")
+    if _is_web_url(url) and not _is_deceptive(label, url):
+        target = escape_mrkdwn(url.replace("|", "%7C").replace("<", "%3C").replace(">", "%3E"))
+        return f"<{target}|{_plain(label, in_bold)}>" if label else f"<{target}>"
+    if not label or label == url:
+        return escape_mrkdwn(url)
+    return f"{_plain(label, in_bold)} ({escape_mrkdwn(url)})"
+
+
+def _is_web_url(url: str) -> bool:
+    if not url.lower().startswith(("http://", "https://")):
+        return False
+    try:
+        return bool(urlsplit(url).hostname)
+    except ValueError:
+        return False
+
+
+def _is_deceptive(label: str, url: str) -> bool:
+    """A label that reads as a URL or domain other than the link's target: a different host,
+    or, when the label names more than a host, a different path, query or fragment."""
+    if not _URLISH.fullmatch(label):
+        return False
+    try:
+        shown_host, shown_rest = _host_and_rest(label if "://" in label else f"http://{label}")
+        target_host, target_rest = _host_and_rest(url)
+    except ValueError:
+        return True
+    return shown_host != target_host or (bool(shown_rest) and shown_rest != target_rest)
+
+
+def _host_and_rest(url: str) -> tuple[str, str]:
+    """(host[:port] without `www.`, path?query#fragment without a trailing slash)."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").removeprefix("www.")
+    port = f":{parts.port}" if parts.port is not None else ""
+    query = f"?{parts.query}" if parts.query else ""
+    fragment = f"#{parts.fragment}" if parts.fragment else ""
+    return host + port, (parts.path + query + fragment).rstrip("/")
+
+
+def _plain(text: str, in_bold: bool) -> str:
+    if not text:
+        return text
+    text = _AUTOLINK.sub(r"\1", text) if "<" in text else text
+    escaped = escape_mrkdwn(text).replace("`", GRAVE)
+    return _MARKS.sub(_bold_inside if in_bold else _mark, escaped)
+
+
+def _mark(match: re.Match[str]) -> str:
+    kind = match.lastgroup
+    inner = match.group(kind or 0)
+    if kind == "esc":
+        return inner
+    if kind == "bold_italic":
+        return f"*_{inner}_*"
+    if kind in ("bold", "bold2"):
+        return f"*{inner}*"
+    if kind == "strike":
+        return f"~{inner}~"
+    return f"_{inner}_"
+
+
+def _bold_inside(match: re.Match[str]) -> str:
+    """In an already bold heading, bold marks are dropped rather than nested."""
+    kind = match.lastgroup
+    if kind in ("bold", "bold2"):
+        return match.group(kind or 0)
+    if kind == "bold_italic":
+        return f"_{match.group(kind)}_"
+    return _mark(match)

@@ -1,0 +1,22 @@
+"""A desired Slack message: a stable key, the fallback text and the Block Kit blocks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+Block = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One message of a session's thread. ``key`` is stable for the life of the session
+    (``root``, ``text:3``, ``tools:4``, ``todos``, ``result``...); ``text`` is the notification
+    and fallback text, always set and escaped; ``blocks`` are within Slack's limits."""
+
+    key: str
+    text: str
+    blocks: tuple[Block, ...]
+
+    def payload(self) -> dict[str, Any]:
+        return {"text": self.text, "blocks": list(self.blocks)}

@@ -1,0 +1,33 @@
+"""A notice (compaction, hook, command, API error, interruption), a user turn, or a thought."""
+
+from __future__ import annotations
+
+from blocks.fit import fit_blocks
+from blocks.markdown import to_mrkdwn
+from blocks.message import Message
+from blocks.sections import context, mrkdwn_sections
+from blocks.text import safe_line, truncate_escaped
+from bot.session.thread import NoticeItem, UserTurn
+
+_LEVEL_EMOJI = {"info": "ℹ️", "warning": "⚠️", "error": "🛑"}
+_KIND_EMOJI = {"compaction": "🗜️", "thinking": "💭", "interrupted": "✋"}
+
+
+def notice_message(item: NoticeItem) -> Message:
+    emoji = _KIND_EMOJI.get(item.kind) or _LEVEL_EMOJI.get(item.level, "ℹ️")
+    body = safe_line(item.text, 2500) if item.kind != "thinking" else ""
+    if item.kind == "thinking":
+        body = "_" + safe_line(item.text, 2500) + "_"
+    label = item.kind.replace("_", " ")
+    blocks = [context(f"{emoji} *{safe_line(label, 60)}*", body)]
+    text = safe_line(f"{label}: {item.text}", 300)
+    return Message(item.key, text, tuple(fit_blocks(blocks)))
+
+
+def user_message(item: UserTurn) -> Message:
+    body = truncate_escaped(to_mrkdwn(item.text), 2800)
+    blocks = [context("👤 *User*"), *mrkdwn_sections(body)]
+    if item.size > len(item.text):
+        blocks.append(context(f"_… {item.size - len(item.text):,} more characters not shown_"))
+    text = safe_line(f"User: {item.text}", 300)
+    return Message(item.key, text, tuple(fit_blocks(blocks)))

@@ -1,0 +1,76 @@
+"""The session's result: how it ended, what it cost, what was denied, and its final answer."""
+
+from __future__ import annotations
+
+from blocks.figures import cost, count, duration, plural
+from blocks.fit import fit_blocks
+from blocks.markdown import to_mrkdwn
+from blocks.message import Block, Message
+from blocks.sections import context, fields, mrkdwn_sections, section
+from blocks.text import code_block, safe_line, truncate_escaped
+from bot.records import ResultStatus, SessionResult
+from bot.session.thread import ResultItem
+
+ANSWER_LIMIT = 3000
+MAX_DENIALS = 10
+
+
+def result_message(item: ResultItem) -> Message:
+    result = item.result
+    ok = result.status is ResultStatus.SUCCEEDED
+    head = "✅ *Session succeeded*" if ok else "❌ *Session failed*"
+    if result.subtype and result.subtype != "success":
+        head += f" · `{safe_line(result.subtype, 80)}`"
+    blocks: list[Block] = [section(head)]
+    facts = _facts(result)
+    if facts:
+        blocks.append(fields(facts))
+    blocks.extend(_problems(result))
+    if result.text and result.text.strip() and not item.repeats_text:
+        blocks.extend(mrkdwn_sections(truncate_escaped(to_mrkdwn(result.text), ANSWER_LIMIT)))
+    word = "succeeded" if ok else "failed"
+    detail = result.error or result.text or ""
+    text = safe_line(f"Session {word}. {detail}", 300)
+    return Message(item.key, text, tuple(fit_blocks(blocks)))
+
+
+def _facts(result: SessionResult) -> list[tuple[str, str]]:
+    pairs: list[tuple[str, str]] = []
+    if result.duration_ms is not None:
+        pairs.append(("Duration", duration(result.duration_ms / 1000)))
+    if result.duration_api_ms is not None:
+        pairs.append(("API time", duration(result.duration_api_ms / 1000)))
+    if result.num_turns is not None:
+        pairs.append(("Turns", str(result.num_turns)))
+    if result.cost_usd is not None:
+        pairs.append(("Cost", cost(result.cost_usd)))
+    if result.input_tokens is not None or result.output_tokens is not None:
+        tokens = f"{count(result.input_tokens or 0)} in / {count(result.output_tokens or 0)} out"
+        if result.cache_read_tokens:
+            tokens += f" / {count(result.cache_read_tokens)} cached"
+        pairs.append(("Tokens", tokens))
+    if result.models:
+        pairs.append(("Models", safe_line(", ".join(result.models), 300)))
+    return pairs
+
+
+def _problems(result: SessionResult) -> list[Block]:
+    blocks: list[Block] = []
+    if result.error:
+        blocks.append(section("*Error*\n" + code_block(result.error, 1500)))
+    if result.errors:
+        joined = "\n".join(result.errors[:10])
+        blocks.append(section("*Errors*\n" + code_block(joined, 1500)))
+    denials = result.permission_denials
+    if denials:
+        lines = [
+            f"• *{safe_line(d.tool_name, 60)}* "
+            + safe_line(d.summary or "", 200)
+            for d in denials[:MAX_DENIALS]
+        ]
+        if len(denials) > MAX_DENIALS:
+            lines.append(f"_… {len(denials) - MAX_DENIALS} more_")
+        title = f"🚫 *{plural(len(denials), 'permission denial')}*"
+        blocks.append(context(title))
+        blocks.extend(mrkdwn_sections("\n".join(lines)))
+    return blocks

@@ -1,0 +1,100 @@
+"""The session's root message: what ran, where, and a live status line. It starts the thread."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from blocks.figures import SESSION_EMOJI, SESSION_WORD, cost, count, duration, plural, slack_date
+from blocks.fit import fit_blocks
+from blocks.message import Message
+from blocks.sections import context, fields, header
+from blocks.text import code_span, plain_text, safe_line
+from bot.session import Session, SessionStatus, ToolStatus
+
+
+def root_message(session: Session, now: datetime | None = None) -> Message:
+    info = session.info
+    agent = info.agent or "Agent"
+    title = info.title or _place(info.cwd) or f"session {session.session_id[:8]}"
+    blocks = [
+        header(plain_text(f"🤖 {agent}: {title}", 150)),
+        fields(_facts(session)),
+        context(status_line(session, now)),
+    ]
+    word = SESSION_WORD[session.status].lower()
+    text = safe_line(f"{agent} session {session.session_id}: {word}", 300)
+    return Message("root", text, tuple(fit_blocks(blocks)))
+
+
+def _place(cwd: str | None) -> str | None:
+    """``in project`` from a working directory's last part."""
+    if not cwd:
+        return None
+    name = cwd.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1]
+    return f"in {name}" if name else None
+
+
+def _facts(session: Session) -> list[tuple[str, str]]:
+    info = session.info
+    pairs = [("Agent", safe_line(info.agent or "unknown", 200))]
+    if info.model:
+        pairs.append(("Model", safe_line(info.model, 200)))
+    if info.cwd:
+        pairs.append(("Working directory", code_span(info.cwd, 300)))
+    pairs.append(("Session", code_span(session.session_id, 200)))
+    if session.first_at is not None:
+        pairs.append(("Started", slack_date(session.first_at)))
+    if info.version:
+        pairs.append(("Version", safe_line(info.version, 100)))
+    return pairs
+
+
+def elapsed_s(session: Session, now: datetime | None) -> float | None:
+    result = session.result
+    if result is not None and result.duration_ms is not None:
+        return result.duration_ms / 1000
+    end = session.last_at
+    if session.status is SessionStatus.RUNNING and now is not None:
+        end = now
+    if session.first_at is None or end is None:
+        return None
+    return max(0.0, (end - session.first_at).total_seconds())
+
+
+def status_line(session: Session, now: datetime | None = None) -> str:
+    """``⏳ Running · 12 tools (2 running, 1 failed) · 3m 12s · $0.42 · todos 3/7``."""
+    parts = [f"{SESSION_EMOJI[session.status]} *{SESSION_WORD[session.status]}*"]
+    parts.append(_tool_counts(session))
+    if (seconds := elapsed_s(session, now)) is not None:
+        parts.append(duration(seconds))
+    result = session.result
+    if result is not None and result.cost_usd is not None:
+        parts.append(cost(result.cost_usd))
+    if result is not None and result.output_tokens is not None:
+        parts.append(f"{count(result.output_tokens)} tokens out")
+    if session.todos:
+        done = sum(1 for todo in session.todos if todo.status == "completed")
+        parts.append(f"todos {done}/{len(session.todos)}")
+    if session.compactions:
+        parts.append(plural(session.compactions, "compaction"))
+    return " · ".join(part for part in parts if part)
+
+
+def _tool_counts(session: Session) -> str:
+    counts = session.call_counts()
+    total = sum(counts.values())
+    if not total:
+        return "no tools yet"
+    detail = [
+        f"{counts[status]} {label}"
+        for status, label in (
+            (ToolStatus.RUNNING, "running"),
+            (ToolStatus.PENDING, "pending"),
+            (ToolStatus.ERROR, "failed"),
+            (ToolStatus.INTERRUPTED, "interrupted"),
+            (ToolStatus.ORPHANED, "orphaned"),
+        )
+        if counts[status]
+    ]
+    head = plural(total, "tool call")
+    return f"{head} ({', '.join(detail)})" if detail else head

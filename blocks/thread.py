@@ -1,0 +1,48 @@
+"""A session's whole thread as desired messages: the root first, then its replies in order."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from blocks.assistant_text import text_message
+from blocks.delegation import delegation_message
+from blocks.message import Message
+from blocks.notice import notice_message, user_message
+from blocks.result import result_message
+from blocks.root import root_message
+from blocks.todos import todos_message
+from blocks.tools import tools_message
+from bot.session import Session
+from bot.session.thread import (
+    DelegationItem,
+    NoticeItem,
+    ResultItem,
+    TextBatch,
+    ThreadItem,
+    TodoItem,
+    ToolGroup,
+    UserTurn,
+)
+
+
+def item_message(item: ThreadItem, session: Session) -> Message:
+    if isinstance(item, TextBatch):
+        return text_message(item)
+    if isinstance(item, ToolGroup):
+        return tools_message(item, session)
+    if isinstance(item, NoticeItem):
+        return notice_message(item)
+    if isinstance(item, UserTurn):
+        return user_message(item)
+    if isinstance(item, TodoItem):
+        return todos_message(item.key, session)
+    if isinstance(item, DelegationItem):
+        return delegation_message(item, session)
+    if isinstance(item, ResultItem):
+        return result_message(item)
+    raise TypeError(f"no message for {type(item).__name__}")
+
+
+def thread_messages(session: Session, now: datetime | None = None) -> list[Message]:
+    """The root message, then one message per thread item, in order."""
+    return [root_message(session, now), *(item_message(item, session) for item in session.items)]

@@ -1,0 +1,37 @@
+"""The agent's todo checklist, one message updated in place as the list changes."""
+
+from __future__ import annotations
+
+from blocks.fit import fit_blocks
+from blocks.message import Message
+from blocks.sections import context, mrkdwn_sections
+from blocks.text import escape_mrkdwn, safe_line
+from bot.records import Todo
+from bot.session import Session
+
+_MARK = {"completed": "✅", "in_progress": "🔄", "pending": "⬜", "cancelled": "🚫"}
+MAX_SHOWN = 60
+
+
+def todo_line(todo: Todo) -> str:
+    mark = _MARK.get(todo.status, "▫️")
+    content = safe_line(todo.content, 300)
+    if todo.status == "completed":
+        return f"{mark} ~{content}~"
+    if todo.status == "in_progress":
+        doing = safe_line(todo.active_form or todo.content, 300)
+        return f"{mark} *{doing}*"
+    priority = f" _({escape_mrkdwn(todo.priority)})_" if todo.priority else ""
+    return f"{mark} {content}{priority}"
+
+
+def todos_message(key: str, session: Session) -> Message:
+    todos = session.todos
+    done = sum(1 for todo in todos if todo.status == "completed")
+    lines = [todo_line(todo) for todo in todos[:MAX_SHOWN]]
+    if len(todos) > MAX_SHOWN:
+        lines.append(f"_… {len(todos) - MAX_SHOWN} more_")
+    blocks = [context(f"📝 *Todo list* · {done}/{len(todos)} done")]
+    blocks.extend(mrkdwn_sections("\n".join(lines) or "_(empty list)_"))
+    text = f"Todo list: {done}/{len(todos)} done"
+    return Message(key, text, tuple(fit_blocks(blocks)))

@@ -1,0 +1,148 @@
+"""``slacktail preview``: the threads a log becomes, as they would finally look.
+
+Reads whole files (an edge: file I/O), runs them through formats → session → blocks, and
+renders either a JSON document or readable terminal text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from blocks.message import Message
+from blocks.thread import thread_messages
+from bot.formats.reader import SourceReader
+from bot.session import Session, SessionBook, SessionSettings
+from bot.sources.files import read_bytes, split_lines
+
+# Formats that report a session's end; a session of any other format has an unknown outcome
+# when its log simply stops.
+REPORTS_RESULT = frozenset({"claude-stream-json", "agno"})
+
+
+@dataclass
+class Preview:
+    book: SessionBook
+    families: dict[str, str] = field(default_factory=dict)  # session id -> family
+    records: int = 0
+    unparsed: int = 0
+
+    def sessions(self) -> list[Session]:
+        return list(self.book.sessions.values())
+
+
+def build_preview(
+    paths: Iterable[Path], family: str | None = None, settings: SessionSettings | None = None
+) -> Preview:
+    """Every session of the given files, through to its final state."""
+    preview = Preview(SessionBook(settings))
+    for path in paths:
+        reader = SourceReader(str(path), family=family)
+        for number, line in split_lines(read_bytes(path)):
+            _apply(preview, reader, reader.feed(line, number))
+        _apply(preview, reader, reader.finish())
+        preview.records += reader.stats.records
+        preview.unparsed += reader.stats.unparsed
+    preview.book.close(
+        {sid: fam in REPORTS_RESULT for sid, fam in preview.families.items()}
+    )
+    return preview
+
+
+def _apply(preview: Preview, reader: SourceReader, records: list[Any]) -> None:
+    book = preview.book
+    for record in records:
+        session = book.apply(record)
+        if session is not None and session.session_id not in preview.families:
+            preview.families[session.session_id] = reader.family or ""
+
+
+def preview_document(preview: Preview) -> dict[str, Any]:
+    """The ``--json`` document."""
+    return {
+        "sessions": [_session_document(session) for session in preview.sessions()],
+        "stats": {
+            "records": preview.records,
+            "unparsed": preview.unparsed,
+            "hidden": preview.book.hidden,
+        },
+    }
+
+
+def _session_document(session: Session) -> dict[str, Any]:
+    return {
+        "session_id": session.session_id,
+        "agent": session.info.agent,
+        "status": session.status.value,
+        "tools": [
+            {"id": call.id, "name": call.name, "status": call.status.value, "parent": call.parent}
+            for call in session.calls.values()
+        ],
+        "messages": [
+            {"key": m.key, "text": m.text, "blocks": list(m.blocks)}
+            for m in thread_messages(session)
+        ],
+    }
+
+
+# --- terminal rendering ------------------------------------------------------------------
+
+_DATE = re.compile(r"<!date\^[^|>]*\|([^>]*)>")
+_LINK = re.compile(r"<(https?://[^|>]+)\|([^>]*)>")
+
+
+def _plain(mrkdwn: str) -> str:
+    text = _DATE.sub(r"\1", mrkdwn)
+    text = _LINK.sub(r"\2 (\1)", text)
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+
+
+def _block_lines(block: dict[str, Any]) -> list[str]:
+    kind = block.get("type")
+    if kind == "header":
+        title = str(block["text"]["text"])
+        return [title, "═" * min(len(title) + 2, 80)]
+    if kind == "section":
+        lines = _plain(block["text"]["text"]).split("\n") if "text" in block else []
+        for item in block.get("fields", []):
+            label, _, value = _plain(item["text"]).partition("\n")
+            lines.append(f"{label.strip('*')}: {value}")
+        return lines
+    if kind == "context":
+        return ["  " + "  ".join(_plain(e.get("text", "")) for e in block["elements"])]
+    if kind == "markdown":
+        return str(block.get("text", "")).split("\n")
+    if kind == "divider":
+        return ["─" * 40]
+    return [f"[{kind}]"]
+
+
+def message_text(message: Message) -> str:
+    lines: list[str] = []
+    for block in message.blocks:
+        lines.extend(_block_lines(block))
+    return "\n".join(lines)
+
+
+def preview_text(preview: Preview) -> str:
+    out: list[str] = []
+    for session in preview.sessions():
+        messages = thread_messages(session)
+        out.append(message_text(messages[0]))
+        for message in messages[1:]:
+            body = message_text(message).replace("\n", "\n  │ ")
+            out.append(f"  ┌─ {message.key}\n  │ {body}")
+        out.append("")
+    stats = preview_document_stats(preview)
+    out.append(
+        f"{len(preview.book.sessions)} session(s) · {stats['records']} records · "
+        f"{stats['unparsed']} unparsed · {stats['hidden']} hidden"
+    )
+    return "\n".join(out)
+
+
+def preview_document_stats(preview: Preview) -> dict[str, int]:
+    return {"records": preview.records, "unparsed": preview.unparsed, "hidden": preview.book.hidden}
