@@ -134,8 +134,13 @@ def _block_line(line: str) -> str:
     return f"> {converted}" if converted else ">"
 
 
+_BLOCK_STARTS = frozenset("#-*+_0123456789")  # what a heading, list item or rule begins with
+
+
 def _line(line: str) -> str:
     stripped = line.strip()
+    if stripped[:1] not in _BLOCK_STARTS:  # plain prose: no block syntax to look for
+        return _inline(line)
     compact = stripped.replace(" ", "")
     if len(compact) >= 3 and compact[0] in "-*_" and compact == compact[0] * len(compact):
         return RULE
@@ -269,6 +274,8 @@ def _plain(text: str, in_bold: bool) -> str:
         return text
     text = _AUTOLINK.sub(r"\1", text) if "<" in text else text
     escaped = escape_mrkdwn(text).replace("`", GRAVE)
+    if "*" not in escaped and "_" not in escaped and "~" not in escaped and "\\" not in escaped:
+        return escaped  # no emphasis marks and no escapes: nothing to convert
     return _MARKS.sub(_bold_inside if in_bold else _mark, escaped)
 
 

@@ -1,24 +1,341 @@
-"""Format: agno (stub, to be written)."""
+"""Format: agno — Agno agent and team runs, streamed event by event or stored as whole runs.
+
+A streamed run is one JSON event per line (``RunStarted``, ``RunContent`` token deltas,
+``ToolCallStarted`` ...; a team's events carry the ``Team`` prefix and are read alike). A member
+run that a team leader delegated to carries ``parent_run_id``: all its records get
+``parent_call`` = the delegation's call id and ``subagent`` = the member id (``agno_runs`` says
+how the delegation is found). A stored run arrives as one document and is walked by
+``agno_runs`` through the same event mapping.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, TypeVar
 
-from bot.records import Record
+from bot.formats import agno_runs
+from bot.formats.agno_runs import ALL_MEMBERS, Run, RunBook
+from bot.formats.common import loads_maybe, text_of, to_utc
+from bot.records import (
+    AssistantText,
+    Delegation,
+    Ignored,
+    Notice,
+    Record,
+    SessionResult,
+    SessionStarted,
+    SubagentLink,
+    Thinking,
+    ToolCall,
+    ToolResult,
+)
 
 FAMILY = "agno"
 
+DELEGATE_TO_ONE = frozenset(
+    {"delegate_task_to_member", "transfer_task_to_member", "forward_task_to_member"}
+)
+DELEGATE_TO_ALL = frozenset({"delegate_task_to_members", "run_member_agents"})
+INTERNAL_TOOLS = frozenset({"think", "analyze", "reasoning_step"})
+
+# Events a channel reader never wants: each ``<prefix>Started``/``<prefix>Completed`` pair, and
+# single events, by the kind they are counted under.
+_HIDDEN_PAIRS = {
+    "ModelRequest": "model_request",
+    "ParserModelResponse": "parser_model",
+    "OutputModelResponse": "output_model",
+    "MemoryUpdate": "memory_update",
+    "SessionSummary": "session_summary",
+    "PreHook": "hook",
+    "PostHook": "hook",
+    "Compression": "compression",
+    "Followups": "followups",
+}
+_HIDDEN = {
+    "RunIntermediateContent": "intermediate_content",
+    "RunContentCompleted": "content_completed",
+    "ReasoningStarted": "reasoning_started",
+    "ReasoningCompleted": "reasoning_completed",
+    "ToolCallArgsDelta": "tool_args_delta",
+    "CustomEvent": "custom_event",
+}
+for _prefix, _kind in _HIDDEN_PAIRS.items():
+    _HIDDEN[_prefix + "Started"] = _HIDDEN[_prefix + "Completed"] = _kind
+_HANDLED = (
+    *("RunStarted", "RunContent", "RunCompleted", "RunError", "RunCancelled", "RunPaused"),
+    *("RunContinued", "ToolCallStarted", "ToolCallCompleted", "ToolCallError"),
+    *("ReasoningStep", "ReasoningContentDelta"),
+)
+# Every event name, agent and ``Team`` variant → the agent event it is read as.
+EVENTS: dict[str, str] = {}
+for _name in (*_HANDLED, *_HIDDEN):
+    EVENTS[_name] = EVENTS["Team" + _name] = _name
+_KEEPS_THINKING = frozenset({"RunContent", "ReasoningContentDelta"})
+_R = TypeVar("_R", bound=Record)
+_Handler = Callable[[dict[str, Any], int, Run], list[Record]]
+
 
 def detect(obj: object) -> bool:
+    """An Agno event (a known name, with a run or session id), a stored run, a list of runs."""
+    if type(obj) is dict:
+        event = obj.get("event")
+        if type(event) is str:
+            return event in EVENTS and ("run_id" in obj or "session_id" in obj)
+        return agno_runs.is_stored_run(obj)
+    if type(obj) is list and obj:
+        return agno_runs.is_stored_run(obj[0])
     return False
 
 
 class Parser:
     def __init__(self, source: str) -> None:
         self.source = source
+        self.book = RunBook()
+        self._runs = self.book.runs  # the same dict, read once per event
+        self._session = ""
+        self._raw_time: object = None
+        self._time: datetime | None = None
+        self._handlers: dict[str, _Handler] = {
+            "RunContent": self._content,
+            "RunCompleted": self._completed,
+            "RunError": self._failed,
+            "RunCancelled": self._cancelled,
+            "RunPaused": self._paused,
+            "RunContinued": self._continued,
+            "ToolCallStarted": self._tool_started,
+            "ToolCallCompleted": self._tool_completed,
+            "ToolCallError": self._tool_error,
+            "ReasoningStep": self._reasoning_step,
+            "ReasoningContentDelta": self._reasoning_delta,
+        }
 
     def parse(self, obj: Any, line: int) -> list[Record] | None:
-        return None
+        """One streamed event, or a whole stored document (a run, or a list of runs)."""
+        if type(obj) is not dict:
+            if type(obj) is list and obj and agno_runs.is_stored_run(obj[0]):
+                return agno_runs.walk(obj, self, line)
+            return None
+        name = obj.get("event")
+        kind = EVENTS.get(name) if type(name) is str else None
+        if kind is None:
+            if type(name) is not str:
+                return agno_runs.walk([obj], self, line) if agno_runs.is_stored_run(obj) else None
+            if "run_id" not in obj and "session_id" not in obj:
+                return None
+            session = str(obj.get("session_id") or self._session)
+            return [Ignored(session, self._at(obj), line, kind="other_event")]
+        if kind == "RunStarted":
+            return self._started(obj, line)
+        run_id = obj.get("run_id")
+        run = self._runs.get(run_id) if type(run_id) is str else None
+        out: list[Record] = []
+        if run is None:  # its start was not seen: place it, but say no session started
+            run, out = self._open(obj, line)
+        if run.thinking and kind not in _KEEPS_THINKING:
+            out.append(self._flush_thinking(run))
+        handler = self._handlers.get(kind)
+        if handler is not None:
+            if not out:
+                return handler(obj, line, run)
+            out.extend(handler(obj, line, run))
+            return out
+        at = self._at(obj)
+        out.append(Ignored(run.session_id, at, line, run.parent_call, run.subagent, _HIDDEN[kind]))
+        return out
+
+    def event(self, event: dict[str, Any], line: int) -> list[Record]:
+        """The records of one event of a stored run."""
+        return self.parse(event, line) or []
 
     def finish(self) -> list[Record]:
+        return [self._flush_thinking(run) for run in self._runs.values() if run.thinking]
+
+    def _at(self, event: dict[str, Any]) -> datetime | None:
+        raw = event.get("created_at")
+        if raw != self._raw_time:  # events come many to a second: convert each second once
+            self._raw_time = raw
+            self._time = to_utc(raw)
+        return self._time
+
+    def _rec(self, cls: type[_R], run: Run, event: dict[str, Any], line: int, **of: Any) -> _R:
+        """A record of ``run``'s, at ``event``'s time."""
+        return cls(run.session_id, self._at(event), line, run.parent_call, run.subagent, **of)
+
+    def _started(self, event: dict[str, Any], line: int) -> list[Record]:
+        run, out = self._open(event, line)
+        model = event.get("model")
+        run.model = model if model and type(model) is str else None
+        if run.top:
+            if event.get("team_id") or event.get("team_name") or event["event"][:4] == "Team":
+                agent = "Agno team " + str(event.get("team_name") or event.get("team_id") or "")
+            else:
+                agent = "Agno agent " + str(event.get("agent_name") or event.get("agent_id") or "")
+            start = self._rec(
+                SessionStarted, run, event, line, agent=agent.strip(), model=run.model
+            )
+            out.append(start)
+        return out
+
+    def _open(self, event: dict[str, Any], line: int) -> tuple[Run, list[Record]]:
+        run, parent = self.book.open(event, self._session)
+        self._session = run.session_id
+        if parent is None:
+            return run, []
+        of = {"agent_id": run.subagent or run.run_id, "call_id": run.parent_call}
+        return run, [self._rec(SubagentLink, parent, event, line, **of)]
+
+    # -- content and reasoning -------------------------------------------------------------------
+
+    def _content(self, event: dict[str, Any], line: int, run: Run) -> list[Record]:
+        reasoning = event.get("reasoning_content")
+        if reasoning:
+            self._reasoning_delta(event, line, run)
+        content = event.get("content")
+        if not content:
+            return [] if reasoning else [self._rec(Ignored, run, event, line, kind="empty_delta")]
+        out: list[Record] = [self._flush_thinking(run)] if run.thinking else []
+        run.streamed = True
+        text = content if type(content) is str else text_of(content)
+        at = self._at(event)  # the hottest line of all: built positionally
+        out.append(
+            AssistantText(
+                run.session_id, at, line, run.parent_call, run.subagent, text, True, run.run_id
+            )
+        )
+        return out
+
+    def _reasoning_delta(self, event: dict[str, Any], line: int, run: Run) -> list[Record]:
+        """Reasoning deltas are held and joined into one ``Thinking`` (it has no delta flag),
+        said at the run's next other event, or at the end of input."""
+        text = event.get("reasoning_content")
+        if text and type(text) is str:
+            if not run.thinking:
+                run.thinking_at = (self._at(event), line)
+            run.thinking.append(text)
+            run.thought = True
         return []
+
+    def _flush_thinking(self, run: Run) -> Thinking:
+        text, run.thinking = "".join(run.thinking), []
+        at, line = run.thinking_at
+        return Thinking(run.session_id, at, line, run.parent_call, run.subagent, text=text)
+
+    def _reasoning_step(self, event: dict[str, Any], line: int, run: Run) -> list[Record]:
+        text = event.get("reasoning_content") or _step_text(event.get("content"))
+        if not text:
+            return [self._rec(Ignored, run, event, line, kind="empty_reasoning")]
+        run.thought = True
+        return [self._rec(Thinking, run, event, line, text=str(text))]
+
+    # -- ends of runs ----------------------------------------------------------------------------
+
+    def _completed(self, event: dict[str, Any], line: int, run: Run) -> list[Record]:
+        self.book.close(run)
+        out: list[Record] = []
+        reasoning = event.get("reasoning_content")
+        if reasoning and type(reasoning) is str and not run.thought:
+            out.append(self._rec(Thinking, run, event, line, text=reasoning))
+        text = text_of(event.get("content"))
+        if text and not run.streamed:
+            out.append(self._rec(AssistantText, run, event, line, text=text, message_id=run.run_id))
+        if run.top:
+            ended = agno_runs.success(event, text, run.model)
+            out.append(self._rec(SessionResult, run, event, line, **ended))
+        else:  # the member's answer arrives as its delegation's result
+            out.append(self._rec(Ignored, run, event, line, kind="member_run_completed"))
+        return out
+
+    def _failed(self, event: dict[str, Any], line: int, run: Run) -> list[Record]:
+        self.book.close(run)
+        error = text_of(event.get("content")) or str(event.get("error_type") or "run failed")
+        if not run.top:
+            return [self._notice(event, line, run, "member_error", error, "error")]
+        subtype = event.get("error_type")
+        ended = agno_runs.failure(error, subtype if type(subtype) is str else None)
+        return [self._rec(SessionResult, run, event, line, **ended)]
+
+    def _cancelled(self, event: dict[str, Any], line: int, run: Run) -> list[Record]:
+        self.book.close(run)
+        reason = text_of(event.get("reason") or event.get("content")) or "run cancelled"
+        if not run.top:
+            return [self._notice(event, line, run, "member_cancelled", reason, "warning")]
+        ended = agno_runs.failure(reason, "cancelled")
+        return [self._rec(SessionResult, run, event, line, **ended)]
+
+    def _paused(self, event: dict[str, Any], line: int, run: Run) -> list[Record]:
+        tools = event.get("tools")
+        tools = tools if type(tools) is list else []
+        waiting = [str(t.get("tool_name")) for t in tools if type(t) is dict]
+        text = "paused, waiting for " + ", ".join(waiting) if waiting else "paused"
+        return [self._notice(event, line, run, "run_paused", text, "warning")]
+
+    def _continued(self, event: dict[str, Any], line: int, run: Run) -> list[Record]:
+        return [self._notice(event, line, run, "run_continued", "continued", "info")]
+
+    def _notice(
+        self, event: dict[str, Any], line: int, run: Run, kind: str, text: str, level: str
+    ) -> Notice:
+        return self._rec(Notice, run, event, line, kind=kind, text=text, level=level)
+
+    # -- tools and delegations -------------------------------------------------------------------
+
+    def _tool_started(self, event: dict[str, Any], line: int, run: Run) -> list[Record]:
+        tool = _tool(event)
+        name = str(tool.get("tool_name") or "")
+        if name in INTERNAL_TOOLS:
+            return [self._rec(Ignored, run, event, line, kind="internal_tool")]
+        call_id = str(tool.get("tool_call_id") or "") or run.unnamed_call(name, started=True)
+        args = loads_maybe(tool.get("tool_args"))
+        if name in DELEGATE_TO_ONE or name in DELEGATE_TO_ALL:
+            args = args if type(args) is dict else {}
+            member = ALL_MEMBERS if name in DELEGATE_TO_ALL else str(args.get("member_id") or "")
+            task = args.get("task") or args.get("task_description") or args.get("expected_output")
+            self.book.delegate(call_id, member, run.run_id, tool.get("child_run_id"))
+            of = {"call_id": call_id, "member": member, "task": text_of(task)}
+            return [self._rec(Delegation, run, event, line, **of)]
+        if type(args) is dict:
+            return [self._rec(ToolCall, run, event, line, call_id=call_id, name=name, input=args)]
+        raw = None if args is None else text_of(args)
+        return [self._rec(ToolCall, run, event, line, call_id=call_id, name=name, raw_input=raw)]
+
+    def _tool_completed(self, event: dict[str, Any], line: int, run: Run) -> list[Record]:
+        tool = _tool(event)
+        name = str(tool.get("tool_name") or "")
+        if name in INTERNAL_TOOLS:
+            return [self._rec(Ignored, run, event, line, kind="internal_tool")]
+        call_id = str(tool.get("tool_call_id") or "") or run.unnamed_call(name, started=False)
+        self.book.delegation_done(call_id, tool.get("child_run_id"))
+        result = tool.get("result")
+        output = text_of(result if result is not None else event.get("content"))
+        failed = tool.get("tool_call_error") is True
+        run.failed_call = call_id if failed else None
+        of = {"call_id": call_id, "output": output, "is_error": failed, "name": name or None}
+        return [self._rec(ToolResult, run, event, line, **of)]
+
+    def _tool_error(self, event: dict[str, Any], line: int, run: Run) -> list[Record]:
+        tool = _tool(event)
+        name = str(tool.get("tool_name") or "")
+        if name in INTERNAL_TOOLS:
+            return [self._rec(Ignored, run, event, line, kind="internal_tool")]
+        call_id = str(tool.get("tool_call_id") or "") or run.unnamed_call(name, started=False)
+        if call_id == run.failed_call:  # its completion, just before, already said it failed
+            run.failed_call = None
+            return [self._rec(Ignored, run, event, line, kind="tool_error_repeated")]
+        self.book.delegation_done(call_id, None)
+        output = text_of(event.get("error") or tool.get("result")) or "tool call failed"
+        of = {"call_id": call_id, "output": output, "is_error": True, "name": name or None}
+        return [self._rec(ToolResult, run, event, line, **of)]
+
+
+def _tool(event: dict[str, Any]) -> dict[str, Any]:
+    tool = event.get("tool")
+    return tool if type(tool) is dict else {}
+
+
+def _step_text(step: object) -> str:
+    """A reasoning step's text: its title, reasoning, action and result, one a line."""
+    if type(step) is not dict:
+        return text_of(step)
+    parts = (step.get("title"), step.get("reasoning"), step.get("action"), step.get("result"))
+    return "\n".join(str(part) for part in parts if part)

@@ -18,6 +18,7 @@ The normaliser also writes ``result`` rows and ``error`` / ``warning`` rows; the
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from bot.formats.common import as_float, as_int, text_of, to_utc
@@ -71,6 +72,11 @@ def detect(obj: object) -> bool:
     return not any(key in obj for key in _FOREIGN_KEYS)
 
 
+# What every record of a row shares, in ``Record`` field order: session_id, timestamp, line.
+# Passed positionally (``Notice(*head, ...)``): records are built on the hot path.
+Head = tuple[str, datetime | None, int]
+
+
 class Parser:
     """Maps one backend source's rows. Keeps the last session id seen (rows may omit it) and
     which sessions have started."""
@@ -87,19 +93,25 @@ class Parser:
         if not isinstance(kind, str):
             return None
         meta = obj.get("metadata")
-        row = _Row(obj, meta if isinstance(meta, dict) else {}, line, self._session_of(obj, meta))
+        session = self._session_of(obj, meta)
+        if not isinstance(meta, dict):
+            meta = {}
+        stamp = obj.get("timestamp")
+        head: Head = (session, to_utc(stamp), line)
+        content = obj.get("content")
+        text: str = content if isinstance(content, str) else text_of(content)
         if kind == "system":
-            return self._system(row)
-        out = self._start(row)
+            return self._system(obj, meta, text, head)
+        out: list[Record] = [] if session in self._started else [self._start(meta, head)]
         if kind == "user":
-            out.extend(_user(row))
+            _user(meta, text, head, stamp, out)
         elif kind == "assistant":
-            out.extend(_assistant(row))
+            _assistant(meta, text, head, stamp, out)
         elif kind == "result":
-            out.append(_result(row))
+            out.append(_result(meta, text, head))
         else:
             level = _NOTICE_LEVELS.get(kind, "info")
-            out.append(Notice(**row.common(), kind=kind, text=row.content, level=level))
+            out.append(Notice(*head, kind=kind, text=text, level=level))
         return out
 
     def finish(self) -> list[Record]:
@@ -113,74 +125,55 @@ class Parser:
             self._last_session = str(session)
         return self._last_session or self.source
 
-    def _start(self, row: _Row) -> list[Record]:
-        """``[SessionStarted]`` when ``row`` is its session's first, else ``[]``."""
-        if row.session_id in self._started:
-            return []
-        self._started[row.session_id] = None
-        if len(self._started) > _MAX_SESSIONS:
-            del self._started[next(iter(self._started))]
-        meta = row.meta
+    def _start(self, meta: Mapping[str, Any], head: Head) -> SessionStarted:
+        """The ``SessionStarted`` of a session not seen yet, now remembered as started."""
+        started = self._started
+        started[head[0]] = None
+        if len(started) > _MAX_SESSIONS:
+            del started[next(iter(started))]
         tools = meta.get("tools")
-        return [
-            SessionStarted(
-                **row.common(),
-                agent=AGENT,
-                model=_str(meta.get("model")),
-                cwd=_str(meta.get("working_directory")),
-                tools=tuple(str(t) for t in tools) if isinstance(tools, list) else (),
-            )
-        ]
+        return SessionStarted(
+            *head,
+            agent=AGENT,
+            model=_str(meta.get("model")),
+            cwd=_str(meta.get("working_directory")),
+            tools=tuple(str(t) for t in tools) if isinstance(tools, list) else (),
+        )
 
-    def _system(self, row: _Row) -> list[Record]:
-        subtype = row.meta.get("subtype") or row.obj.get("subtype")
+    def _system(
+        self, obj: Mapping[str, Any], meta: Mapping[str, Any], text: str, head: Head
+    ) -> list[Record]:
+        subtype = meta.get("subtype") or obj.get("subtype")
+        new = head[0] not in self._started
         if subtype in _START_SUBTYPES:
-            started = self._start(row)
-            return started or [Ignored(**row.common(), kind="init")]
-        out = self._start(row)
-        level = "error" if row.meta.get("is_error") is True else "info"
+            return [self._start(meta, head) if new else Ignored(*head, kind="init")]
+        out: list[Record] = [self._start(meta, head)] if new else []
+        level = "error" if meta.get("is_error") is True else "info"
         kind = str(subtype) if subtype else "system"
-        out.append(Notice(**row.common(), kind=kind, text=row.content, level=level))
+        out.append(Notice(*head, kind=kind, text=text, level=level))
         return out
 
 
-class _Row:
-    """One row with its parts looked up once."""
-
-    __slots__ = ("base", "content", "meta", "obj", "raw_timestamp", "session_id")
-
-    def __init__(self, obj: Mapping[str, Any], meta: Mapping[str, Any], line: int, session: str):
-        self.obj = obj
-        self.meta = meta
-        self.session_id = session
-        self.raw_timestamp = obj.get("timestamp")
-        timestamp = to_utc(self.raw_timestamp)
-        self.base = {"session_id": session, "timestamp": timestamp, "line": line}
-        content = obj.get("content")
-        self.content: str = content if isinstance(content, str) else text_of(content)
-
-    def common(self, timestamp: object = None) -> dict[str, Any]:
-        """The fields every record of this row shares; an item's own ``timestamp`` (a tool use's,
-        a tool result's) overrides the row's."""
-        if timestamp is None or timestamp == self.raw_timestamp:
-            return self.base
-        stamp = to_utc(timestamp)
-        if stamp is None:
-            return self.base
-        return {**self.base, "timestamp": stamp}
+def _own_head(head: Head, row_stamp: object, stamp: object) -> Head:
+    """The head of an item in a row: its own ``timestamp`` (a tool use's, a tool result's)
+    overrides the row's."""
+    if stamp is None or stamp == row_stamp:
+        return head
+    at = to_utc(stamp)
+    return head if at is None else (head[0], at, head[2])
 
 
-def _user(row: _Row) -> list[Record]:
-    results = row.meta.get("tool_results")
-    out: list[Record] = []
-    if isinstance(results, list):
-        out.extend(_tool_result(row, item) for item in results if isinstance(item, dict))
-    text = row.content
+def _user(meta: Mapping[str, Any], text: str, head: Head, stamp: object, out: list[Record]) -> None:
+    before = len(out)
     if not _blank(text) and not _is_results_placeholder(text):
-        out.insert(0, UserText(**row.common(), text=text))
-    if not out:
-        out.append(Ignored(**row.common(), kind="empty_row"))
-    return out
+        out.append(UserText(*head, text=text))
+    results = meta.get("tool_results")
+    if isinstance(results, list):
+        for item in results:
+            if isinstance(item, dict):
+                out.append(_tool_result(item, _own_head(head, stamp, item.get("timestamp"))))
+    if len(out) == before:
+        out.append(Ignored(*head, kind="empty_row"))
 
 
 def _is_results_placeholder(text: str) -> bool:
@@ -190,31 +183,32 @@ def _is_results_placeholder(text: str) -> bool:
     return text[len("Tool results: ") : -len(" results")].isdigit()
 
 
-def _tool_result(row: _Row, item: Mapping[str, Any]) -> ToolResult:
+def _tool_result(item: Mapping[str, Any], head: Head) -> ToolResult:
+    content = item.get("content")
     return ToolResult(
-        **row.common(item.get("timestamp")),
+        *head,
         call_id=str(item.get("tool_use_id") or ""),
-        output=text_of(item.get("content")),
+        output=content if isinstance(content, str) else text_of(content),
         is_error=item.get("is_error") is True,
     )
 
 
-def _assistant(row: _Row) -> list[Record]:
-    out: list[Record] = []
-    thinking = _thinking(row.meta)
+def _assistant(
+    meta: Mapping[str, Any], text: str, head: Head, stamp: object, out: list[Record]
+) -> None:
+    before = len(out)
+    thinking = _thinking(meta)
     if thinking:
-        out.append(Thinking(**row.common(), text=thinking))
-    text = row.content
+        out.append(Thinking(*head, text=thinking))
     if not _blank(text) and text != _ASSISTANT_PLACEHOLDER:
-        out.append(AssistantText(**row.common(), text=text))
-    uses = row.meta.get("tool_uses")
+        out.append(AssistantText(*head, text=text))
+    uses = meta.get("tool_uses")
     if isinstance(uses, list):
         for use in uses:
             if isinstance(use, dict):
-                out.extend(_tool_call(row, use))
-    if not out:
-        out.append(Ignored(**row.common(), kind="empty_row"))
-    return out
+                _tool_call(use, _own_head(head, stamp, use.get("timestamp")), out)
+    if len(out) == before:
+        out.append(Ignored(*head, kind="empty_row"))
 
 
 def _thinking(meta: Mapping[str, Any]) -> str:
@@ -228,43 +222,41 @@ def _thinking(meta: Mapping[str, Any]) -> str:
     return "\n\n".join(p for p in parts if isinstance(p, str) and p)
 
 
-def _tool_call(row: _Row, use: Mapping[str, Any]) -> list[Record]:
+def _tool_call(use: Mapping[str, Any], head: Head, out: list[Record]) -> None:
     call_id = str(use.get("id") or "")
     name = str(use.get("name") or "")
     given = use.get("input")
     arguments: Mapping[str, Any] = given if isinstance(given, dict) else {}
-    common = row.common(use.get("timestamp"))
-    call = ToolCall(**common, call_id=call_id, name=name, input=arguments)
-    if name != "TodoWrite":
-        return [call]
-    return [call, TodoUpdate(**common, todos=_todos(arguments.get("todos")), call_id=call_id)]
+    out.append(ToolCall(*head, call_id=call_id, name=name, input=arguments))
+    if name == "TodoWrite":
+        out.append(TodoUpdate(*head, todos=_todos(arguments.get("todos")), call_id=call_id))
 
 
 def _todos(items: object) -> tuple[Todo, ...]:
     if not isinstance(items, list):
         return ()
-    return tuple(
-        Todo(
-            content=str(item.get("content") or ""),
-            status=str(item.get("status") or "pending"),
-            active_form=_str(item.get("activeForm")),
-            priority=_str(item.get("priority")),
+    todos = [
+        Todo(  # positional (content, status, active_form, priority): half the cost of keywords
+            str(item.get("content") or ""),
+            str(item.get("status") or "pending"),
+            _str(item.get("activeForm")),
+            _str(item.get("priority")),
         )
         for item in items
         if isinstance(item, dict)
-    )
+    ]
+    return tuple(todos)
 
 
-def _result(row: _Row) -> SessionResult:
+def _result(meta: Mapping[str, Any], text: str, head: Head) -> SessionResult:
     """A ``result`` row (the normaliser's ``ResultMessage``)."""
-    meta = row.meta
     failed = meta.get("is_error") is True
     return SessionResult(
-        **row.common(),
+        *head,
         status=ResultStatus.FAILED if failed else ResultStatus.SUCCEEDED,
         subtype=_str(meta.get("subtype")),
-        text=row.content or None,
-        error=(row.content or None) if failed else None,
+        text=text or None,
+        error=(text or None) if failed else None,
         duration_ms=as_int(meta.get("duration_ms")),
         duration_api_ms=as_int(meta.get("duration_api_ms")),
         num_turns=as_int(meta.get("num_turns")),

@@ -133,7 +133,8 @@ def _assistant(obj: Line, head: Head) -> list[Record] | None:
     if isinstance(error, str) and error:
         text = text_of(content) or f"API error: {error}"
         return [Notice(*head, kind="api_error", text=_clip(text), level="error")]
-    message_id = _text(message.get("id"))
+    mid = message.get("id")
+    message_id = mid if isinstance(mid, str) and mid else None
     if isinstance(content, str):
         return [AssistantText(*head, text=content, message_id=message_id)] if content else []
     out: list[Record] = []
@@ -178,11 +179,11 @@ def _tool_call(block: Line, head: Head, out: list[Record]) -> None:
 
 def _todos(items: list[Any]) -> tuple[Todo, ...]:
     todos = [
-        Todo(
-            content=str(item.get("content") or ""),
-            status=str(item.get("status") or "pending"),
-            active_form=_text(item.get("activeForm")),
-            priority=_text(item.get("priority")),
+        Todo(  # positional (content, status, active_form, priority): half the cost of keywords
+            str(item.get("content") or ""),
+            str(item.get("status") or "pending"),
+            _text(item.get("activeForm")),
+            _text(item.get("priority")),
         )
         for item in items
         if isinstance(item, dict)

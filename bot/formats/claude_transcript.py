@@ -130,14 +130,16 @@ class Parser:
 
     def _line(self, obj: dict[str, Any], kind: object, line: int, out: Out) -> None:
         session = obj.get("sessionId")
-        if session and session != self._session and isinstance(session, str):
+        if session and isinstance(session, str):
             self._session = session
+        else:
+            session = self._session
         call = agent = None
-        self._sidechain = obj.get("isSidechain") is True
-        if self._sidechain:
+        sidechain = self._sidechain = obj.get("isSidechain") is True
+        if sidechain:
             call, agent = self._links.sidechain_call(obj), opt_str(obj.get("agentId"))
-        head: Head = (self._session, to_utc(obj.get("timestamp")), line, call, agent)
-        if self._session not in self._started and self._session and "uuid" in obj:
+        head: Head = (session, to_utc(obj.get("timestamp")), line, call, agent)
+        if session and session not in self._started and "uuid" in obj:
             out.append(self._start(obj, head))
         if call is not None and agent is not None and self._links.link_agent(agent, call):
             out.append(SubagentLink(*head, agent_id=agent, call_id=call))
@@ -252,7 +254,9 @@ class Parser:
         self, obj: dict[str, Any], block: dict[str, Any], head: Head, out: Out
     ) -> None:
         call_id = str(block.get("tool_use_id") or "")
-        output, failed = text_of(block.get("content")), bool(block.get("is_error"))
+        content = block.get("content")
+        output = content if isinstance(content, str) else text_of(content)
+        failed = bool(block.get("is_error"))
         result = obj.get("toolUseResult")
         agent = result.get("agentId") if isinstance(result, dict) else None
         if agent is None and not self._sidechain:

@@ -171,16 +171,17 @@ def summary_of(message: object) -> str:
 
 def todos_of(items: list[Any]) -> tuple[Todo, ...]:
     """A TodoWrite list: current items (content/status/activeForm) or old ones (id/priority)."""
-    return tuple(
-        Todo(
-            content=str(item.get("content") or ""),
-            status=str(item.get("status") or "pending"),
-            active_form=opt_str(item.get("activeForm")),
-            priority=opt_str(item.get("priority")),
+    todos = [
+        Todo(  # positional (content, status, active_form, priority): half the cost of keywords
+            str(item.get("content") or ""),
+            str(item.get("status") or "pending"),
+            opt_str(item.get("activeForm")),
+            opt_str(item.get("priority")),
         )
         for item in items
         if isinstance(item, dict)
-    )
+    ]
+    return tuple(todos)
 
 
 def was_interrupted(output: str, result: object) -> bool:

@@ -12,22 +12,23 @@ _EPOCH_MS_THRESHOLD = 1e11  # a number above this is milliseconds, not seconds
 
 def to_utc(value: object) -> datetime | None:
     """An aware UTC datetime from an ISO 8601 string or unix seconds/milliseconds; else None."""
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, (int, float)):
-        seconds = value / 1000.0 if value > _EPOCH_MS_THRESHOLD else float(value)
-        try:
-            return datetime.fromtimestamp(seconds, tz=UTC)
-        except (OverflowError, OSError, ValueError):
+    if isinstance(value, str):  # the usual case first
+        if not value:
             return None
-    if isinstance(value, str) and value:
         try:
             parsed = datetime.fromisoformat(value)
         except ValueError:
             return None
-        if parsed.tzinfo is None:
+        zone = parsed.tzinfo
+        if zone is None:
             return parsed.replace(tzinfo=UTC)
-        return parsed.astimezone(UTC)
+        return parsed if zone is UTC else parsed.astimezone(UTC)
+    if isinstance(value, (int, float)) and type(value) is not bool:
+        seconds = value / 1000.0 if value > _EPOCH_MS_THRESHOLD else float(value)
+        try:
+            return datetime.fromtimestamp(seconds, UTC)  # positional: cheaper than tz=UTC
+        except (OverflowError, OSError, ValueError):
+            return None
     return None
 
 
@@ -57,7 +58,7 @@ def text_of(content: object) -> str:
     if isinstance(content, dict):
         if "text" in content and isinstance(content["text"], str):
             return content["text"]
-        return orjson.dumps(content).decode()
+        return json_text(content)
     return str(content)
 
 
@@ -89,3 +90,12 @@ def as_float(value: object) -> float | None:
     if isinstance(value, (int, float)):
         return float(value)
     return None
+
+
+def json_text(value: object) -> str:
+    """``value`` as compact JSON text, whatever it holds: integers past 64 bits, non-string
+    keys and other values orjson refuses are written as Python would show them."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS, default=str).decode()
+    except TypeError:
+        return repr(value)

@@ -14,6 +14,7 @@ A ``.traj`` document: ``{"history": [messages], "trajectory": [...], "info": {"e
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from datetime import datetime
 from pathlib import PurePath
 from typing import Any
 
@@ -80,7 +81,9 @@ def traj_model(doc: Mapping[str, Any]) -> str | None:
     return name if isinstance(name, str) and name else None
 
 
-def traj_result(info: object, model: str | None, common: Mapping[str, Any]) -> SessionResult | None:
+def traj_result(
+    info: object, model: str | None, head: tuple[str, datetime | None, int]
+) -> SessionResult | None:
     """The run's outcome from ``info``; ``None`` while it has no ``exit_status``."""
     if not isinstance(info, dict):
         return None
@@ -92,7 +95,7 @@ def traj_result(info: object, model: str | None, common: Mapping[str, Any]) -> S
         stats = {}
     submitted = exit_status == _SUBMITTED
     return SessionResult(
-        **common,
+        *head,
         status=ResultStatus.SUCCEEDED if submitted else ResultStatus.FAILED,
         subtype=exit_status,
         num_turns=as_int(stats.get("api_calls")),

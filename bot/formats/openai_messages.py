@@ -114,6 +114,11 @@ class _Session:
         return f"{self.session_id}/result-{self.counter}"
 
 
+# What every record of a message shares, in ``Record`` field order: session_id, timestamp,
+# line. Passed positionally (``Ignored(*head, ...)``): records are built on the hot path.
+Head = tuple[str, datetime | None, int]
+
+
 class Parser:
     def __init__(self, source: str) -> None:
         self.source = source
@@ -135,7 +140,7 @@ class Parser:
         if isinstance(messages, list):
             return self._trace(messages, line)
         if obj.keys() <= {"metadata"}:
-            return [Ignored(session_id=self.source, timestamp=None, line=line, kind="metadata")]
+            return [Ignored(self.source, None, line, kind="metadata")]
         return None
 
     def finish(self) -> list[Record]:
@@ -144,83 +149,71 @@ class Parser:
     # --- the shapes a value comes in -------------------------------------------------------
 
     def _single(self, message: Mapping[str, Any], line: int) -> list[Record]:
-        timestamp = _timestamp(message)
-        session, out = self._open(self.source, timestamp, line, AGENT)
-        out.extend(_message(message, session, timestamp, line))
+        head: Head = (self.source, _timestamp(message), line)
+        session, out = self._open(head, AGENT)
+        _message(message, session, head, None, out)
         return out
 
     def _trace(self, messages: list[Any], line: int) -> list[Record]:
         session = _Session(f"{self.source}#{line}")
-        return _start(session.session_id, None, line, AGENT) + _messages(messages, session, line)
+        out: list[Record] = [_start((session.session_id, None, line), AGENT)]
+        _messages(messages, session, line, out)
+        return out
 
     def _traj(self, doc: Mapping[str, Any], history: list[Any], line: int) -> list[Record]:
         session = _Session(documents.traj_session_id(self.source))
         model = documents.traj_model(doc)
-        out = _start(session.session_id, None, line, documents.SWE_AGENT, model)
-        out.extend(_messages(documents.traj_history(history), session, line))
-        common = _common(session.session_id, None, line)
-        result = documents.traj_result(doc.get("info"), model, common)
+        head: Head = (session.session_id, None, line)
+        out: list[Record] = [_start(head, documents.SWE_AGENT, model)]
+        _messages(documents.traj_history(history), session, line, out)
+        result = documents.traj_result(doc.get("info"), model, head)
         if result is not None:
             out.append(result)
         return out
 
     def _row(self, row: Mapping[str, Any], line: int) -> list[Record]:
-        timestamp = to_utc(row.get("created_at"))
-        session, out = self._open(str(row["thread_id"]), timestamp, line, documents.SUNA)
+        head: Head = (str(row["thread_id"]), to_utc(row.get("created_at")), line)
+        session, out = self._open(head, documents.SUNA)
         kind = str(row.get("type"))
-        common = _common(session.session_id, timestamp, line)
         if kind in _ROLES:
             meta = documents.row_metadata(row)
             message = documents.row_message(kind, row.get("content"), meta)
             message_id = row.get("message_id")
-            mid = str(message_id) if message_id else None
-            out.extend(_message(message, session, timestamp, line, mid))
+            _message(message, session, head, str(message_id) if message_id else None, out)
         elif kind == "status":
-            out.append(_status(loads_maybe(row.get("content")), common))
+            out.append(_status(loads_maybe(row.get("content")), head))
         else:
-            out.append(Ignored(**common, kind=kind))
+            out.append(Ignored(*head, kind=kind))
         return out
 
-    def _open(
-        self, session_id: str, timestamp: datetime | None, line: int, agent: str
-    ) -> tuple[_Session, list[Record]]:
-        """The session, and ``[SessionStarted]`` when this is its first value."""
+    def _open(self, head: Head, agent: str) -> tuple[_Session, list[Record]]:
+        """The session named by ``head``, and ``[SessionStarted]`` when this is its first
+        value."""
+        session_id = head[0]
         session = self._sessions.get(session_id)
         if session is not None:
             return session, []
         session = self._sessions[session_id] = _Session(session_id)
         _trim(self._sessions, _MAX_SESSIONS)
-        return session, _start(session_id, timestamp, line, agent)
+        return session, [_start(head, agent)]
 
 
-def _common(session_id: str, timestamp: datetime | None, line: int) -> dict[str, Any]:
-    """The fields every record carries."""
-    return {"session_id": session_id, "timestamp": timestamp, "line": line}
+def _start(head: Head, agent: str, model: str | None = None) -> SessionStarted:
+    return SessionStarted(*head, agent=agent, model=model)
 
 
-def _start(
-    session_id: str, timestamp: datetime | None, line: int, agent: str, model: str | None = None
-) -> list[Record]:
-    return [
-        SessionStarted(
-            session_id=session_id, timestamp=timestamp, line=line, agent=agent, model=model
-        )
-    ]
-
-
-def _status(content: object, common: Mapping[str, Any]) -> Record:
+def _status(content: object, head: Head) -> Record:
     failure = documents.run_failure(content)
     if failure is None:
-        return Ignored(**common, kind="status")
-    return Notice(**common, kind="status", text=failure, level="error")
+        return Ignored(*head, kind="status")
+    return Notice(*head, kind="status", text=failure, level="error")
 
 
-def _messages(messages: Iterable[Any], session: _Session, line: int) -> list[Record]:
-    out: list[Record] = []
+def _messages(messages: Iterable[Any], session: _Session, line: int, out: list[Record]) -> None:
+    session_id = session.session_id
     for message in messages:
         if isinstance(message, dict):
-            out.extend(_message(message, session, _timestamp(message), line))
-    return out
+            _message(message, session, (session_id, _timestamp(message), line), None, out)
 
 
 def _timestamp(message: Mapping[str, Any]) -> datetime | None:
@@ -235,63 +228,66 @@ def _timestamp(message: Mapping[str, Any]) -> datetime | None:
 def _message(
     message: Mapping[str, Any],
     session: _Session,
-    timestamp: datetime | None,
-    line: int,
-    message_id: str | None = None,
-) -> list[Record]:
-    common = _common(session.session_id, timestamp, line)
+    head: Head,
+    message_id: str | None,
+    out: list[Record],
+) -> None:
     role = message.get("role")
     if role == "user":
-        return [_user(message, common)]
-    if role == "assistant":
-        return _assistant(message, session, common, message_id)
-    if role in ("tool", "function"):
-        return _tool_results(message, session, common)
-    if role in ("system", "developer"):
-        return [Ignored(**common, kind="system_prompt")]
-    return [Ignored(**common, kind=f"role {role}")]
+        out.append(_user(message, head))
+    elif role == "assistant":
+        _assistant(message, session, head, message_id, out)
+    elif role == "tool" or role == "function":
+        _tool_results(message, session, head, out)
+    elif role == "system" or role == "developer":
+        out.append(Ignored(*head, kind="system_prompt"))
+    else:
+        out.append(Ignored(*head, kind=f"role {role}"))
 
 
-def _user(message: Mapping[str, Any], common: Mapping[str, Any]) -> Record:
+def _user(message: Mapping[str, Any], head: Head) -> Record:
     content = message.get("content")
     if isinstance(content, list) and any(
         isinstance(block, dict) and "cache_control" in block for block in content
     ):
-        return Ignored(**common, kind="cached_block")
-    text = text_of(content)
-    if _blank(text):
-        return Ignored(**common, kind="empty_message")
-    return UserText(**common, text=text)
+        return Ignored(*head, kind="cached_block")
+    text = content if isinstance(content, str) else text_of(content)
+    if not text or text.isspace():
+        return Ignored(*head, kind="empty_message")
+    return UserText(*head, text=text)
 
 
 def _assistant(
     message: Mapping[str, Any],
     session: _Session,
-    common: Mapping[str, Any],
+    head: Head,
     message_id: str | None,
-) -> list[Record]:
-    out: list[Record] = []
+    out: list[Record],
+) -> None:
+    before = len(out)
     reasoning = message.get("reasoning_content") or message.get("reasoning")
     if isinstance(reasoning, str) and not _blank(reasoning):
-        out.append(Thinking(**common, text=reasoning))
+        out.append(Thinking(*head, text=reasoning))
     text = _assistant_text(message)
     if text:
-        out.append(AssistantText(**common, text=text, message_id=message_id))
+        out.append(AssistantText(*head, text=text, message_id=message_id))
     calls = message.get("tool_calls")
     if isinstance(calls, list):
-        out.extend(
-            _tool_call(c, c.get("function"), session, common) for c in calls if isinstance(c, dict)
-        )
+        for call in calls:
+            if isinstance(call, dict):
+                out.append(_tool_call(call, call.get("function"), session, head))
     legacy = message.get("function_call")
     if isinstance(legacy, dict):
-        out.append(_tool_call({}, legacy, session, common))
-    return out or [Ignored(**common, kind="empty_message")]
+        out.append(_tool_call({}, legacy, session, head))
+    if len(out) == before:
+        out.append(Ignored(*head, kind="empty_message"))
 
 
 def _assistant_text(message: Mapping[str, Any]) -> str:
     """The text to show: ``content``; SWE-agent's ``thought`` repeats it, so it is only the
     fallback. Empty when there is nothing but whitespace."""
-    text = text_of(message.get("content"))
+    content = message.get("content")
+    text = content if isinstance(content, str) else text_of(content)
     if _blank(text):
         thought = message.get("thought")
         text = thought if isinstance(thought, str) else ""
@@ -299,13 +295,13 @@ def _assistant_text(message: Mapping[str, Any]) -> str:
 
 
 def _tool_call(
-    call: Mapping[str, Any], function: object, session: _Session, common: Mapping[str, Any]
+    call: Mapping[str, Any], function: object, session: _Session, head: Head
 ) -> ToolCall:
     spec = function if isinstance(function, dict) else call
     name = str(spec.get("name") or "")
     arguments, raw = _arguments(spec.get("arguments"))
     call_id = session.open_call(str(call.get("id") or ""), name)
-    return ToolCall(**common, call_id=call_id, name=name, input=arguments, raw_input=raw)
+    return ToolCall(*head, call_id=call_id, name=name, input=arguments, raw_input=raw)
 
 
 def _arguments(value: object) -> tuple[Mapping[str, Any], str | None]:
@@ -326,22 +322,23 @@ def _arguments(value: object) -> tuple[Mapping[str, Any], str | None]:
 
 
 def _tool_results(
-    message: Mapping[str, Any], session: _Session, common: Mapping[str, Any]
-) -> list[Record]:
+    message: Mapping[str, Any], session: _Session, head: Head, out: list[Record]
+) -> None:
     outcome = documents.tool_outcome(message)
     logged_ids = message.get("tool_call_ids")
     if not isinstance(logged_ids, list) or not logged_ids:
         logged_ids = [message.get("tool_call_id") or outcome.call_id or ""]
-    return [
-        ToolResult(
-            **common,
-            call_id=session.close_call(str(logged or ""), outcome.name),
-            output=outcome.output,
-            is_error=outcome.is_error,
-            name=outcome.name,
+    for logged in logged_ids:
+        call_id = session.close_call(str(logged or ""), outcome.name)
+        out.append(
+            ToolResult(
+                *head,
+                call_id=call_id,
+                output=outcome.output,
+                is_error=outcome.is_error,
+                name=outcome.name,
+            )
         )
-        for logged in logged_ids
-    ]
 
 
 def _trim(table: dict[str, Any], limit: int) -> None:

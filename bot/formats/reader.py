@@ -47,6 +47,24 @@ class SourceReader:
     def feed(self, raw: bytes, line: int) -> list[Record]:
         """Records from one line (``line`` is its 1-based number)."""
         self.stats.lines += 1
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError:  # blank, a BOM, invalid UTF-8, or not JSON at all
+            return self._feed_refused(raw, line)
+        parser = self._parser
+        if parser is None:
+            return self._count(self.feed_value(obj, line))
+        # The hot path: parsers never build ``Unparsed`` records themselves (``None`` says "not
+        # mine"), so only that branch counts one.
+        records: list[Record] | None = parser.parse(obj, line)
+        if records is None:
+            self.stats.unparsed += 1
+            records = [self._not_understood(obj, line)]
+        self.stats.records += len(records)
+        return records
+
+    def _feed_refused(self, raw: bytes, line: int) -> list[Record]:
+        """A line ``orjson`` refused as it came."""
         if raw.startswith(_BOM):
             raw = raw[len(_BOM) :]
         if not raw.strip():
@@ -95,8 +113,11 @@ class SourceReader:
     def _parse(self, obj: Any, line: int) -> list[Record]:
         records: list[Record] | None = self._parser.parse(obj, line)
         if records is None:
-            return [_unparsed(f"not understood as {self.family}", orjson.dumps(obj), line)]
+            return [self._not_understood(obj, line)]
         return records
+
+    def _not_understood(self, obj: Any, line: int) -> Unparsed:
+        return _unparsed(f"not understood as {self.family}", orjson.dumps(obj), line)
 
     def _count(self, records: list[Record]) -> list[Record]:
         self.stats.records += len(records)

@@ -8,7 +8,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-import orjson
+from bot.formats.common import json_text
 
 SUMMARY_LIMIT = 200
 PREVIEW_LIMIT = 600
@@ -82,7 +82,7 @@ def _generic_summary(args: Mapping[str, Any]) -> str:
         return preferred
     if not args:
         return ""
-    return orjson.dumps(dict(args), default=str).decode()
+    return json_text(dict(args))
 
 
 def _path_with_detail(args: Mapping[str, Any]) -> str:

@@ -1,0 +1,149 @@
+"""The reader: decoding, detection, unparsed lines — and that garbage never costs a valid record."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bot.errors import FormatError
+from bot.formats.reader import SourceReader
+from bot.records import Record, Unparsed
+from bot.sources.files import split_lines
+from tests.conftest import CORPUS_MISSING, FIXTURES, corpus_files
+
+# One JSON Lines file per family: the property runs over each.
+LINE_FILES = [
+    path
+    for path in corpus_files()
+    if path.name
+    in {
+        "banteg__takopi__claude_code_all_events.jsonl",
+        "marot__spotter__short.jsonl",
+        "daaain__claude-code-log__sidechain_integrated.jsonl",
+        "generated__agno-3.1.10__team_delegation_stream.jsonl",
+        "synthetic__seed-000__twenty_questions.jsonl",
+        "synthetic__seed-004__suna_db_rows.jsonl",
+        "invariantlabs-ai__explorer__code.jsonl",
+    }
+] or [FIXTURES / "preview_mentions.jsonl"]
+
+
+def _records(lines: list[tuple[bytes, int | None]]) -> tuple[list[Record], int]:
+    """Records of ``lines`` (numbered as fed), each renumbered to its clean line number, and
+    how many records were unparsed."""
+    reader = SourceReader("test")
+    origin = {number: clean for number, (_, clean) in enumerate(lines, start=1)}
+    out: list[Record] = []
+    for number, (line, _) in enumerate(lines, start=1):
+        out.extend(reader.feed(line, number))
+    out.extend(reader.finish())
+    unparsed = sum(1 for record in out if type(record) is Unparsed)
+    kept = [
+        dataclasses.replace(
+            record,
+            line=origin[record.line] or -1,
+            session_id=_renumbered(record.session_id, origin),
+        )
+        for record in out
+        if type(record) is not Unparsed
+    ]
+    return kept, unparsed
+
+
+def _renumbered(session_id: str, origin: dict[int, int | None]) -> str:
+    """A trace's session is named after its line (``test#3``): name it after the clean line."""
+    source, _, number = session_id.partition("#")
+    if source == "test" and number.isdigit():
+        return f"test#{origin[int(number)]}"
+    return session_id
+
+
+def _clean_lines(path: Path) -> list[tuple[bytes, int | None]]:
+    return [(line, number) for number, line in split_lines(path.read_bytes()) if line.strip()]
+
+
+def _blank(line: bytes) -> bool:
+    """A line with nothing but (Unicode) white space and BOMs: skipped, not counted."""
+    return not line.decode("utf-8", errors="replace").replace("\ufeff", "").strip()
+
+
+garbage = st.one_of(
+    st.binary(max_size=80).filter(lambda b: b"\n" not in b and not b.strip().startswith(b"{")),
+    st.text(max_size=60).map(lambda t: t.replace("\n", " ").encode()),
+    st.sampled_from([b"{", b"}", b"[1,2", b"null", b"42", b'"text"', b"[]", b"\xef\xbb\xbf{"]),
+)
+
+
+@pytest.mark.skipif(not corpus_files(), reason=CORPUS_MISSING)
+@pytest.mark.parametrize("path", LINE_FILES, ids=[p.name for p in LINE_FILES])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_garbage_and_truncated_lines_between_valid_ones_lose_no_valid_record(
+    path: Path, data: st.DataObject
+) -> None:
+    clean = _clean_lines(path)
+    expected, unparsed = _records(clean)
+    assert unparsed == 0
+    noisy: list[tuple[bytes, int | None]] = []
+    inserted = 0
+    for line, number in clean:
+        for _ in range(data.draw(st.integers(0, 2))):
+            if data.draw(st.booleans()):
+                noisy.append((data.draw(garbage), None))
+            else:  # a truncated copy of a real line
+                cut = data.draw(st.integers(1, max(1, len(line) - 1)))
+                noisy.append((line[:cut], None))
+            inserted += 1
+        noisy.append((line, number))
+    got, unparsed = _records(noisy)
+    assert got == expected
+    blank = sum(1 for line, origin in noisy if origin is None and _blank(line))
+    assert unparsed == inserted - blank
+
+
+def test_a_line_that_is_not_json_is_counted_and_skipped() -> None:
+    reader = SourceReader("x")
+    (record,) = reader.feed(b"hello world", 7)
+    assert isinstance(record, Unparsed) and record.reason == "not JSON" and record.line == 7
+    assert reader.stats.unparsed == 1
+
+
+def test_json_that_no_format_understands_is_unparsed_at_the_end() -> None:
+    reader = SourceReader("x")
+    assert reader.feed(b'{"what": 1}', 1) == []  # held back while the format is unknown
+    (record,) = reader.finish()
+    assert isinstance(record, Unparsed) and record.reason == "no format recognised"
+
+
+def test_lines_held_for_detection_are_parsed_once_the_format_is_known() -> None:
+    reader = SourceReader("x")
+    assert reader.feed(b'{"metadata": {"description": "traces"}}', 1) == []
+    records = reader.feed(b'[{"role": "user", "content": "hi"}]', 2)
+    assert reader.family == "openai-messages"
+    assert [record.line for record in records][:1] == [1]
+
+
+def test_a_bom_and_invalid_utf8_do_not_lose_the_line() -> None:
+    reader = SourceReader("x", family="openai-messages")
+    records = reader.feed(b'\xef\xbb\xbf{"role": "user", "content": "caf\xe9"}', 1)
+    assert not any(isinstance(record, Unparsed) for record in records)
+    assert "caf\ufffd" in str(records)
+
+
+def test_unknown_format_name_is_a_clear_error() -> None:
+    with pytest.raises(FormatError, match="unknown format 'yaml'"):
+        SourceReader("x", family="yaml")
+
+
+def test_a_multi_line_json_document_is_read_whole() -> None:
+    data = b'{\n  "history": [\n    {"role": "user", "content": "hi"}\n  ]\n}\n'
+    assert list(split_lines(data)) == [(1, data)]
+
+
+def test_json_lines_are_read_one_by_one() -> None:
+    data = b'{"a": 1}\r\n{"b": 2}\n'
+    assert list(split_lines(data)) == [(1, b'{"a": 1}'), (2, b'{"b": 2}'), (3, b"")]

@@ -1,0 +1,155 @@
+"""The preview of every corpus file: statuses, tools, message limits, and the command itself."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+
+from blocks.limits import check_message
+from blocks.thread import thread_messages
+from bot.cli import main
+from bot.preview import build_preview, preview_document
+from bot.session import SessionSettings, Verbosity
+from tests.conftest import CORPUS_MISSING, FIXTURES, corpus_file, corpus_files
+
+ALL_FILES = corpus_files()
+needs_corpus = pytest.mark.skipif(not ALL_FILES, reason=CORPUS_MISSING)
+
+
+def _ids(paths: list[Path]) -> list[str]:
+    return [path.name for path in paths]
+
+
+@needs_corpus
+@pytest.mark.parametrize("verbosity", list(Verbosity))
+@pytest.mark.parametrize("path", ALL_FILES, ids=_ids(ALL_FILES))
+def test_every_message_of_every_corpus_file_is_within_slacks_limits(
+    path: Path, verbosity: Verbosity
+) -> None:
+    preview = build_preview([path], settings=SessionSettings(verbosity=verbosity))
+    assert preview.book.sessions, "every corpus file holds at least one session"
+    for session in preview.sessions():
+        for message in thread_messages(session):
+            assert check_message(message.payload()) == [], (session.session_id, message.key)
+
+
+@needs_corpus
+@pytest.mark.parametrize("path", ALL_FILES, ids=_ids(ALL_FILES))
+def test_every_corpus_file_previews_with_no_unparsed_line(path: Path) -> None:
+    document = preview_document(build_preview([path]))
+    assert document["stats"]["unparsed"] == 0
+    assert document["stats"]["records"] > 0
+
+
+@needs_corpus
+@pytest.mark.parametrize("path", ALL_FILES, ids=_ids(ALL_FILES))
+def test_every_message_key_is_unique_and_the_root_comes_first(path: Path) -> None:
+    for session in build_preview([path]).sessions():
+        keys = [message.key for message in thread_messages(session)]
+        assert keys[0] == "root"
+        assert len(keys) == len(set(keys))
+
+
+@needs_corpus
+@pytest.mark.parametrize("path", ALL_FILES, ids=_ids(ALL_FILES))
+def test_untrusted_text_never_becomes_a_mention(path: Path) -> None:
+    for session in build_preview([path]).sessions():
+        for message in thread_messages(session):
+            raw = orjson.dumps(message.payload()).decode()
+            for mention in ("<!channel", "<!here", "<!everyone", "<@U", "<#C", "<!subteam"):
+                assert mention not in raw
+
+
+def _statuses(family: str, name: str) -> dict[str, str]:
+    document = preview_document(build_preview([corpus_file(family, name)]))
+    return {s["session_id"]: s["status"] for s in document["sessions"]}
+
+
+def test_two_sessions_in_one_stream_end_each_with_its_own_status() -> None:
+    statuses = _statuses("claude-stream-json", "banteg__takopi__claude_streamjson_session.jsonl")
+    assert statuses == {
+        "aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa": "succeeded",
+        "bbbbbbbb-bbbb-bbbb-bbbb-bbbbbbbbbbbb": "failed",
+    }
+
+
+def test_api_error_result_fails_the_session() -> None:
+    statuses = _statuses("claude-stream-json", "banteg__takopi__claude_code_api_error.jsonl")
+    assert list(statuses.values()) == ["failed"]
+
+
+def test_transcript_without_a_result_has_an_unknown_outcome() -> None:
+    statuses = _statuses("claude-transcript", "marot__spotter__short.jsonl")
+    assert list(statuses.values()) == ["unknown"]
+
+
+def test_subagent_calls_in_the_preview_name_the_task_that_started_them() -> None:
+    name = "ariel-frischer__claude-clean__claude-stream-json-simple.jsonl"
+    path = corpus_file("claude-stream-json", name)
+    (session,) = preview_document(build_preview([path]))["sessions"]
+    tasks = {tool["id"] for tool in session["tools"] if tool["name"] == "Task"}
+    children = [tool for tool in session["tools"] if tool["parent"] is not None]
+    assert len(tasks) == 2
+    assert len(children) == 13
+    assert {tool["parent"] for tool in children} == tasks
+
+
+def test_preview_json_matches_the_documented_shape(capsys: pytest.CaptureFixture[str]) -> None:
+    path = corpus_file("claude-stream-json", "banteg__takopi__claude_code_permission_denied.jsonl")
+    assert main(["preview", "--json", str(path)]) == 0
+    document = orjson.loads(capsys.readouterr().out)
+    assert set(document) == {"sessions", "stats"}
+    assert set(document["stats"]) == {"records", "unparsed", "hidden"}
+    (session,) = document["sessions"]
+    assert set(session) == {"session_id", "agent", "status", "tools", "messages"}
+    assert session["agent"] == "Claude Code"
+    assert session["status"] == "succeeded"
+    assert [tool["status"] for tool in session["tools"]] == ["error"]
+    assert set(session["tools"][0]) == {"id", "name", "status", "parent"}
+    assert session["messages"][0]["key"] == "root"
+    assert all(set(m) == {"key", "text", "blocks"} for m in session["messages"])
+
+
+def test_preview_text_shows_the_thread_readably(capsys: pytest.CaptureFixture[str]) -> None:
+    path = corpus_file("claude-stream-json", "banteg__takopi__claude_code_all_events.jsonl")
+    assert main(["preview", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "🤖 Claude Code" in out
+    assert "✅ *Glob* `**/*.py in /home/user/fulltest`" in out
+    assert "Session succeeded" in out
+    assert "&lt;" not in out  # the terminal shows text, not Slack's escapes
+
+
+def test_missing_file_is_a_one_line_error_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["preview", str(tmp_path / "absent.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no such file" in err
+
+
+def test_a_folder_given_as_a_file_is_a_one_line_error_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["preview", str(tmp_path)]) == 2
+    assert "is a directory" in capsys.readouterr().err
+
+
+def test_a_file_of_garbage_previews_as_nothing_with_its_lines_counted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "junk.log"
+    log.write_bytes(b"not json\n{\"unknown\": 1}\n\xff\xfe\n")
+    assert main(["preview", "--json", str(log)]) == 0
+    document = orjson.loads(capsys.readouterr().out)
+    assert document == {"sessions": [], "stats": {"records": 3, "unparsed": 3, "hidden": 0}}
+
+
+def test_mentions_in_agent_text_show_as_literal_text() -> None:
+    path = FIXTURES / "preview_mentions.jsonl"
+    (session,) = build_preview([path]).sessions()
+    raw = orjson.dumps([m.payload() for m in thread_messages(session)]).decode()
+    assert "&lt;!channel&gt;" in raw and "<!channel>" not in raw
+    assert "&lt;@U024BE7LH&gt;" in raw
