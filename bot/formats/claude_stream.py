@@ -35,7 +35,7 @@ from bot.records import (
 FAMILY = "claude-stream-json"
 AGENT = "Claude Code"
 
-_TOOL_USE_BLOCKS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
+_TOOL_USE_BLOCKS = ("tool_use", "server_tool_use", "mcp_tool_use")  # a tuple: `type` may be a list
 _INTERRUPTED = "[Request interrupted by user"
 _REJECTED = "The user doesn't want to proceed with this tool use"
 _STOPPED_BY_USER = (_INTERRUPTED, _REJECTED)

@@ -185,7 +185,8 @@ def tool_outcome(message: Mapping[str, Any]) -> ToolOutcome:
     content = message.get("content")
     name = message.get("name")
     given_name = name if isinstance(name, str) and name else None
-    outcome = ToolOutcome(text_of(content), message.get("is_error") is True, given_name, None)
+    output = content if isinstance(content, str) else text_of(content)
+    outcome = ToolOutcome(output, message.get("is_error") is True, given_name, None)
     if isinstance(content, str):
         if content.startswith(_FAILED_TOOL_PREFIX):
             outcome.is_error = True

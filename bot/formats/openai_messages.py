@@ -288,10 +288,10 @@ def _assistant_text(message: Mapping[str, Any]) -> str:
     fallback. Empty when there is nothing but whitespace."""
     content = message.get("content")
     text = content if isinstance(content, str) else text_of(content)
-    if _blank(text):
-        thought = message.get("thought")
-        text = thought if isinstance(thought, str) else ""
-    return "" if _blank(text) else text
+    if not _blank(text):
+        return text
+    thought = message.get("thought")
+    return thought if isinstance(thought, str) and not _blank(thought) else ""
 
 
 def _tool_call(

@@ -13,6 +13,7 @@ import orjson
 
 from bot.errors import FormatError
 from bot.formats import FAMILIES, detect_family
+from bot.formats.common import json_text
 from bot.records import Record, Unparsed
 
 _BOM = b"\xef\xbb\xbf"
@@ -56,7 +57,10 @@ class SourceReader:
             return self._count(self.feed_value(obj, line))
         # The hot path: parsers never build ``Unparsed`` records themselves (``None`` says "not
         # mine"), so only that branch counts one.
-        records: list[Record] | None = parser.parse(obj, line)
+        try:
+            records: list[Record] | None = parser.parse(obj, line)
+        except _SHAPE_ERRORS as error:  # a value of a shape the parser did not foresee
+            return self._count([self._unreadable(obj, line, error)])
         if records is None:
             self.stats.unparsed += 1
             records = [self._not_understood(obj, line)]
@@ -92,7 +96,7 @@ class SourceReader:
     def finish(self) -> list[Record]:
         """Flush at end of input: lines held back for detection are unparsed if no format came."""
         out: list[Record] = [
-            _unparsed("no format recognised", orjson.dumps(o), n) for o, n in self._pending
+            _unparsed("no format recognised", json_text(o).encode(), n) for o, n in self._pending
         ]
         self._pending = []
         if self._parser is not None:
@@ -108,16 +112,23 @@ class SourceReader:
         if len(self._pending) <= self._detect_window:
             return []
         held_obj, held_line = self._pending.pop(0)
-        return [_unparsed("no format recognised", orjson.dumps(held_obj), held_line)]
+        return [_unparsed("no format recognised", json_text(held_obj).encode(), held_line)]
 
     def _parse(self, obj: Any, line: int) -> list[Record]:
-        records: list[Record] | None = self._parser.parse(obj, line)
+        try:
+            records: list[Record] | None = self._parser.parse(obj, line)
+        except _SHAPE_ERRORS as error:
+            return [self._unreadable(obj, line, error)]
         if records is None:
             return [self._not_understood(obj, line)]
         return records
 
+    def _unreadable(self, obj: Any, line: int, error: Exception) -> Unparsed:
+        reason = f"could not be read as {self.family} ({type(error).__name__}: {error})"
+        return _unparsed(reason[:200], json_text(obj).encode(), line)
+
     def _not_understood(self, obj: Any, line: int) -> Unparsed:
-        return _unparsed(f"not understood as {self.family}", orjson.dumps(obj), line)
+        return _unparsed(f"not understood as {self.family}", json_text(obj).encode(), line)
 
     def _count(self, records: list[Record]) -> list[Record]:
         self.stats.records += len(records)
@@ -128,6 +139,9 @@ class SourceReader:
 
 
 _NOT_JSON = object()
+# What a parser raises on a value of an unforeseen shape (a list where a string was expected,
+# a number where a dict was): the line is counted as unparsed, never a crash.
+_SHAPE_ERRORS = (TypeError, ValueError, KeyError, IndexError, AttributeError)
 
 
 def _decode(raw: bytes) -> Any:

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.errors import FormatError
+from bot.formats import reader as reader_module
 from bot.formats.reader import SourceReader
 from bot.records import Record, Unparsed
 from bot.sources.files import split_lines
@@ -147,3 +148,40 @@ def test_a_multi_line_json_document_is_read_whole() -> None:
 def test_json_lines_are_read_one_by_one() -> None:
     data = b'{"a": 1}\r\n{"b": 2}\n'
     assert list(split_lines(data)) == [(1, b'{"a": 1}'), (2, b'{"b": 2}'), (3, b"")]
+
+
+class _Fragile:
+    """A format whose parser trips over a value it did not foresee."""
+
+    FAMILY = "fragile"
+
+    @staticmethod
+    def detect(obj: object) -> bool:
+        return True
+
+    class Parser:
+        def __init__(self, source: str) -> None:
+            self.source = source
+
+        def parse(self, obj: object, line: int) -> list[Record] | None:
+            raise TypeError("unhashable type: 'list'")
+
+        def finish(self) -> list[Record]:
+            return []
+
+
+def test_a_line_the_parser_trips_over_is_counted_not_raised(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(reader_module.FAMILIES, "fragile", _Fragile)
+    reader = SourceReader("x", family="fragile")
+    (record,) = reader.feed(b'{"type": ["odd"]}', 3)
+    assert isinstance(record, Unparsed)
+    assert record.reason.startswith("could not be read as fragile (TypeError")
+    assert reader.stats.unparsed == 1
+
+
+def test_an_assistant_block_with_a_list_type_does_not_crash_the_stream_parser() -> None:
+    reader = SourceReader("x", family="claude-stream-json")
+    line = b'{"type":"assistant","session_id":"s","message":{"id":"m","content":[{"type":[1]}]}}'
+    assert reader.feed(line, 1) is not None
