@@ -30,6 +30,7 @@ import orjson
 
 from blocks.thread import thread_messages
 from bot.formats.reader import SourceReader
+from bot.records import Record
 from bot.session import SessionBook
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -112,36 +113,70 @@ def run_pipeline(lines: Iterator[bytes] | list[bytes], family: str | None) -> tu
 
 
 def measure_speed(path: Path, family: str, limit: int) -> None:
+    """Bare ``orjson.loads`` and the pipeline over the same lines, stage by stage."""
     lines = []
     for line in read_lines(path):
         lines.append(line)
         if len(lines) >= limit:
             break
-    started = time.perf_counter()
+    bare = _timed(lambda: _loads_all(lines))
+
+    reader = SourceReader("bench")
+    records: list[Record] = []
+    parse = _timed(lambda: _parse_all(reader, lines, records))
+    book = SessionBook()
+    session = _timed(lambda: _apply_all(book, records))
+    counts: list[int] = []
+    render = _timed(lambda: counts.extend(len(thread_messages(s)) for s in book.sessions.values()))
+    whole = parse + session + render
+
+    n, r, size_mb = len(lines), len(records), sum(len(line) + 1 for line in lines) / 1e6
+    print(f"lines               {n:>12,}  ({size_mb:,.1f} MB, {r:,} records, "
+          f"{len(book.sessions):,} sessions, {sum(counts):,} messages)")
+    print(f"orjson.loads        {n / bare:>12,.0f} lines/s  ({size_mb / bare:,.0f} MB/s)")
+    print(f"pipeline            {n / whole:>12,.0f} lines/s  {r / whole:,.0f} records/s")
+    print(f"  per line          parse {parse / n * 1e6:.2f} µs (loads {bare / n * 1e6:.2f})"
+          f" · session {session / n * 1e6:.2f} µs · final messages {render / n * 1e6:.2f} µs")
+    ratio = (r / whole) / (n / bare)
+    print(f"ratio               {ratio:>12.2f}  records/s ÷ orjson.loads lines/s")
+    print(f"                    {bare / whole:>12.2f}  lines/s ÷ orjson.loads lines/s")
+
+
+def _loads_all(lines: list[bytes]) -> None:
+    loads = orjson.loads
     for line in lines:
-        orjson.loads(line)
-    bare = time.perf_counter() - started
+        loads(line)  # each value is dropped at once, as the pipeline's are
 
+
+def _timed(work: Callable[[], object]) -> float:
     started = time.perf_counter()
-    count, records, messages = run_pipeline(lines, family)
-    piped = time.perf_counter() - started
+    work()
+    return time.perf_counter() - started
 
-    size_mb = sum(len(line) + 1 for line in lines) / 1e6
-    print(f"lines               {count:>12,}  ({size_mb:,.1f} MB)")
-    print(f"records             {records:>12,}")
-    print(f"messages rendered   {messages:>12,}")
-    print(f"orjson.loads        {count / bare:>12,.0f} lines/s  ({size_mb / bare:,.0f} MB/s)")
-    print(f"pipeline            {count / piped:>12,.0f} lines/s  {records / piped:,.0f} records/s")
-    print(f"ratio               {bare / piped:>12.2f}  (pipeline rate ÷ bare orjson.loads rate)")
+
+def _parse_all(reader: SourceReader, lines: list[bytes], out: list[Record]) -> None:
+    feed = reader.feed
+    for number, line in enumerate(lines, start=1):
+        out.extend(feed(line, number))
+    out.extend(reader.finish())
+
+
+def _apply_all(book: SessionBook, records: list[Record]) -> None:
+    apply = book.apply
+    for record in records:
+        apply(record)
+    book.close()
 
 
 def measure_memory(path: Path, family: str) -> None:
-    """Peak RSS of a fresh process running the pipeline over the whole file."""
+    """Peak RSS of a fresh process running the pipeline over the whole file. (VmHWM, not
+    ``ru_maxrss``: the latter survives fork and exec and would count this process's lines.)"""
     code = (
-        "import resource, sys; from pathlib import Path;"
+        "from pathlib import Path;"
         "from benchmarks.replay import run_pipeline, read_lines;"
         f"n, r, m = run_pipeline(read_lines(Path({str(path)!r})), {family!r});"
-        "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024;"
+        "peak = [int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmHWM')];"
+        "peak = peak[0] / 1024;"
         "print(f'{n} {r} {m} {peak:.1f}')"
     )
     started = time.perf_counter()
@@ -153,7 +188,7 @@ def measure_memory(path: Path, family: str) -> None:
     size_mb = path.stat().st_size / 1e6
     print(f"whole log           {size_mb:>12,.0f} MB, {lines:,} lines, {records:,} records,"
           f" {messages:,} messages in {took:.1f}s")
-    print(f"peak memory         {peak:>12.1f} MB (RSS of the replaying process)")
+    print(f"peak memory         {peak:>12.1f} MB (VmHWM: peak RSS of the replaying process)")
 
 
 def main() -> None:

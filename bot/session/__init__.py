@@ -31,6 +31,7 @@ class SessionBook:
         self.records = 0
         self.unparsed = 0
         self.hidden = 0
+        self._last: Session | None = None  # consecutive records mostly share a session
 
     def apply(self, record: Record, now: datetime | None = None) -> Session | None:
         """Route one record to its session; returns that session (None for unparsed lines)."""
@@ -42,9 +43,12 @@ class SessionBook:
             else:
                 self.hidden += 1
             return None
-        session = self.sessions.get(session_id)
-        if session is None:
-            session = self.sessions[session_id] = Session(session_id, self.settings)
+        session = self._last
+        if session is None or session.session_id != session_id:
+            session = self.sessions.get(session_id)
+            if session is None:
+                session = self.sessions[session_id] = Session(session_id, self.settings)
+            self._last = session
         if session.apply(record, now) is Significance.HIDDEN:
             self.hidden += 1
         return session

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import IntEnum, StrEnum
+from typing import Any
 
 from bot.records import (
     AssistantText,
@@ -62,30 +64,62 @@ def _notice(record: Notice) -> Significance:
     return Significance.LOW if record.kind in _LOW_NOTICES else Significance.NORMAL
 
 
-def classify(record: Record, *, duplicate_start: bool = False) -> Significance:
-    """The default significance of one record, as a channel reader would choose it."""
-    if isinstance(record, AssistantText):
-        if not record.text or (not record.delta and not record.text.strip()):
-            return Significance.HIDDEN
-        return Significance.NORMAL if record.parent_call is None else Significance.LOW
-    if isinstance(record, ToolCall):
-        return Significance.HIDDEN if record.name in QUIET_TOOLS else Significance.NORMAL
-    if isinstance(record, ToolResult):
-        return Significance.HIGH if record.is_error else Significance.NORMAL
-    if isinstance(record, Thinking):
-        return Significance.LOW if record.text.strip() else Significance.HIDDEN
-    if isinstance(record, UserText):
-        if not record.text.strip() or record.parent_call is not None:
-            return Significance.HIDDEN
-        return Significance.NORMAL
-    if isinstance(record, SessionStarted):
-        return Significance.HIDDEN if duplicate_start else Significance.HIGH
-    if isinstance(record, Notice):
-        return _notice(record)
-    if isinstance(record, SessionResult):
-        return Significance.HIGH
-    if isinstance(record, (TodoUpdate, Delegation, Compaction)):
-        return Significance.NORMAL
-    if isinstance(record, (Ignored, SubagentLink, Unparsed)):
+def _assistant_text(record: AssistantText) -> Significance:
+    text = record.text
+    if not text or (not record.delta and text.isspace()):
         return Significance.HIDDEN
+    return Significance.NORMAL if record.parent_call is None else Significance.LOW
+
+
+def _tool_call(record: ToolCall) -> Significance:
+    return Significance.HIDDEN if record.name in QUIET_TOOLS else Significance.NORMAL
+
+
+def _tool_result(record: ToolResult) -> Significance:
+    return Significance.HIGH if record.is_error else Significance.NORMAL
+
+
+def _thinking(record: Thinking) -> Significance:
+    return Significance.LOW if record.text and not record.text.isspace() else Significance.HIDDEN
+
+
+def _user_text(record: UserText) -> Significance:
+    if not record.text or record.text.isspace() or record.parent_call is not None:
+        return Significance.HIDDEN
+    return Significance.NORMAL
+
+
+def _always(significance: Significance) -> Callable[[Any], Significance]:
+    def fixed(record: Any) -> Significance:
+        return significance
+
+    return fixed
+
+
+# One rule per record type: a dict lookup per record instead of a chain of isinstance checks.
+_RULES: dict[type, Callable[[Any], Significance]] = {
+    AssistantText: _assistant_text,
+    ToolCall: _tool_call,
+    ToolResult: _tool_result,
+    Thinking: _thinking,
+    UserText: _user_text,
+    Notice: _notice,
+    SessionResult: _always(Significance.HIGH),
+    TodoUpdate: _always(Significance.NORMAL),
+    Delegation: _always(Significance.NORMAL),
+    Compaction: _always(Significance.NORMAL),
+    Ignored: _always(Significance.HIDDEN),
+    SubagentLink: _always(Significance.HIDDEN),
+    Unparsed: _always(Significance.HIDDEN),
+}
+
+
+def classify(record: Record, *, duplicate_start: bool = False) -> Significance:
+    """The default significance of one record, as a channel reader would choose it.
+    ``duplicate_start``: the record is a ``SessionStarted`` of a session already started."""
+    rule = _RULES.get(type(record))
+    if rule is not None:
+        return rule(record)
+    if type(record) is SessionStarted:
+        return Significance.HIDDEN if duplicate_start else Significance.HIGH
     return Significance.LOW
