@@ -113,33 +113,45 @@ def run_pipeline(lines: Iterator[bytes] | list[bytes], family: str | None) -> tu
 
 
 def measure_speed(path: Path, family: str, limit: int) -> None:
-    """Bare ``orjson.loads`` and the pipeline over the same lines, stage by stage."""
+    """Bare ``orjson.loads`` and the whole pipeline, streaming as it runs for real (nothing
+    kept but session state), over the same lines; then a stage breakdown on a prefix."""
     lines = []
     for line in read_lines(path):
         lines.append(line)
         if len(lines) >= limit:
             break
     bare = _timed(lambda: _loads_all(lines))
-
-    reader = SourceReader("bench")
-    records: list[Record] = []
-    parse = _timed(lambda: _parse_all(reader, lines, records))
-    book = SessionBook()
-    session = _timed(lambda: _apply_all(book, records))
-    counts: list[int] = []
-    render = _timed(lambda: counts.extend(len(thread_messages(s)) for s in book.sessions.values()))
-    whole = parse + session + render
-
-    n, r, size_mb = len(lines), len(records), sum(len(line) + 1 for line in lines) / 1e6
+    result: list[tuple[int, int, int]] = []
+    whole = _timed(lambda: result.append(run_pipeline(lines, None)))
+    n, r, messages = result[0]
+    size_mb = sum(len(line) + 1 for line in lines) / 1e6
     print(f"lines               {n:>12,}  ({size_mb:,.1f} MB, {r:,} records, "
-          f"{len(book.sessions):,} sessions, {sum(counts):,} messages)")
+          f"{messages:,} messages)")
     print(f"orjson.loads        {n / bare:>12,.0f} lines/s  ({size_mb / bare:,.0f} MB/s)")
     print(f"pipeline            {n / whole:>12,.0f} lines/s  {r / whole:,.0f} records/s")
-    print(f"  per line          parse {parse / n * 1e6:.2f} µs (loads {bare / n * 1e6:.2f})"
-          f" · session {session / n * 1e6:.2f} µs · final messages {render / n * 1e6:.2f} µs")
     ratio = (r / whole) / (n / bare)
     print(f"ratio               {ratio:>12.2f}  records/s ÷ orjson.loads lines/s")
     print(f"                    {bare / whole:>12.2f}  lines/s ÷ orjson.loads lines/s")
+    print_stages(lines[:STAGE_LINES])
+
+
+STAGE_LINES = 20_000
+
+
+def print_stages(lines: list[bytes]) -> None:
+    """Where the time goes, stage by stage, on ``lines`` (records are kept between stages
+    here, which a long prefix would make slower than the streaming pipeline)."""
+    reader = SourceReader("bench")
+    records: list[Record] = []
+    parse = _timed(lambda: _parse_all(reader, lines, records))
+    loads = _timed(lambda: _loads_all(lines))
+    book = SessionBook()
+    session = _timed(lambda: _apply_all(book, records))
+    render = _timed(lambda: [thread_messages(s) for s in book.sessions.values()])
+    n = len(lines)
+    print(f"stages (first {n:,} lines, µs/line): parse {parse / n * 1e6:.2f} (of which "
+          f"orjson.loads {loads / n * 1e6:.2f}) · session {session / n * 1e6:.2f} · "
+          f"final messages {render / n * 1e6:.2f}")
 
 
 def _loads_all(lines: list[bytes]) -> None:
