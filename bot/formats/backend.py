@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from bot.formats.common import as_float, as_int, text_of, to_utc
+from bot.formats.common import as_float, as_int, text_of, to_utc, todos_of
 from bot.records import (
     AssistantText,
     Ignored,
@@ -31,7 +31,6 @@ from bot.records import (
     SessionResult,
     SessionStarted,
     Thinking,
-    Todo,
     TodoUpdate,
     ToolCall,
     ToolResult,
@@ -229,23 +228,7 @@ def _tool_call(use: Mapping[str, Any], head: Head, out: list[Record]) -> None:
     arguments: Mapping[str, Any] = given if isinstance(given, dict) else {}
     out.append(ToolCall(*head, call_id=call_id, name=name, input=arguments))
     if name == "TodoWrite":
-        out.append(TodoUpdate(*head, todos=_todos(arguments.get("todos")), call_id=call_id))
-
-
-def _todos(items: object) -> tuple[Todo, ...]:
-    if not isinstance(items, list):
-        return ()
-    todos = [
-        Todo(  # positional (content, status, active_form, priority): half the cost of keywords
-            str(item.get("content") or ""),
-            str(item.get("status") or "pending"),
-            _str(item.get("activeForm")),
-            _str(item.get("priority")),
-        )
-        for item in items
-        if isinstance(item, dict)
-    ]
-    return tuple(todos)
+        out.append(TodoUpdate(*head, todos=todos_of(arguments.get("todos")), call_id=call_id))
 
 
 def _result(meta: Mapping[str, Any], text: str, head: Head) -> SessionResult:

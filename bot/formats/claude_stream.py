@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from bot.formats.common import as_float, as_int, loads_maybe, text_of, to_utc
+from bot.formats.common import as_float, as_int, loads_maybe, text_of, to_utc, todos_of
 from bot.records import (
     AssistantText,
     Compaction,
@@ -25,7 +25,6 @@ from bot.records import (
     SessionResult,
     SessionStarted,
     Thinking,
-    Todo,
     TodoUpdate,
     ToolCall,
     ToolResult,
@@ -174,21 +173,7 @@ def _tool_call(block: Line, head: Head, out: list[Record]) -> None:
     if name == "TodoWrite":
         todos = arguments.get("todos")
         if isinstance(todos, list):
-            out.append(TodoUpdate(*head, todos=_todos(todos), call_id=call_id or None))
-
-
-def _todos(items: list[Any]) -> tuple[Todo, ...]:
-    todos = [
-        Todo(  # positional (content, status, active_form, priority): half the cost of keywords
-            str(item.get("content") or ""),
-            str(item.get("status") or "pending"),
-            _text(item.get("activeForm")),
-            _text(item.get("priority")),
-        )
-        for item in items
-        if isinstance(item, dict)
-    ]
-    return tuple(todos)
+            out.append(TodoUpdate(*head, todos=todos_of(todos), call_id=call_id or None))
 
 
 def _user(obj: Line, head: Head) -> list[Record] | None:

@@ -45,10 +45,9 @@ from bot.formats.claude_transcript_links import (
     summary_of,
     system_text,
     texts,
-    todos_of,
     was_interrupted,
 )
-from bot.formats.common import loads_maybe, text_of, to_utc
+from bot.formats.common import loads_maybe, text_of, to_utc, todos_of
 from bot.records import (
     AssistantText,
     Compaction,

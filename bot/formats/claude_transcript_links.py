@@ -22,7 +22,6 @@ import re
 from typing import Any, TypeVar
 
 from bot.formats.common import as_int, text_of
-from bot.records import Todo
 
 MAX_LINES = 50_000  # sidechain line uuid -> call
 MAX_AGENTS = 4_096  # agent id -> call
@@ -167,21 +166,6 @@ def summary_of(message: object) -> str:
     text = texts(message.get("content")) if isinstance(message, dict) else text_of(message)
     text = tag(text, "summary") or text.strip()
     return text if len(text) <= SUMMARY_CHARS else text[: SUMMARY_CHARS - 1].rstrip() + "…"
-
-
-def todos_of(items: list[Any]) -> tuple[Todo, ...]:
-    """A TodoWrite list: current items (content/status/activeForm) or old ones (id/priority)."""
-    todos = [
-        Todo(  # positional (content, status, active_form, priority): half the cost of keywords
-            str(item.get("content") or ""),
-            str(item.get("status") or "pending"),
-            opt_str(item.get("activeForm")),
-            opt_str(item.get("priority")),
-        )
-        for item in items
-        if isinstance(item, dict)
-    ]
-    return tuple(todos)
 
 
 def was_interrupted(output: str, result: object) -> bool:

@@ -7,6 +7,8 @@ from typing import Any
 
 import orjson
 
+from bot.records import Todo
+
 _EPOCH_MS_THRESHOLD = 1e11  # a number above this is milliseconds, not seconds
 
 
@@ -99,3 +101,24 @@ def json_text(value: object) -> str:
         return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS, default=str).decode()
     except TypeError:
         return repr(value)
+
+
+def _optional_text(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def todos_of(items: object) -> tuple[Todo, ...]:
+    """A TodoWrite list: current items (content/status/activeForm) or old ones (id/priority).
+    Anything that is not a list of objects gives no todos."""
+    if not isinstance(items, list):
+        return ()
+    return tuple(
+        Todo(  # positional (content, status, active_form, priority): half the cost of keywords
+            str(item.get("content") or ""),
+            str(item.get("status") or "pending"),
+            _optional_text(item.get("activeForm")),
+            _optional_text(item.get("priority")),
+        )
+        for item in items
+        if isinstance(item, dict)
+    )
