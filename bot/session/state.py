@@ -44,7 +44,15 @@ from bot.session.thread import (
     ToolGroup,
     UserTurn,
 )
-from bot.session.tool_calls import ToolCallState, ToolStatus, describe_call, output_preview
+from bot.session.tool_calls import (
+    ANSWER_LIMIT,
+    OK_PREVIEW_LIMIT,
+    PREVIEW_LIMIT,
+    ToolCallState,
+    ToolStatus,
+    describe_call,
+    output_preview,
+)
 
 
 class SessionStatus(StrEnum):
@@ -68,7 +76,6 @@ class SessionInfo:
     cwd: str | None = None
     version: str | None = None
     title: str | None = None
-    tools: tuple[str, ...] = ()
 
 
 class Session:
@@ -171,7 +178,6 @@ class Session:
         info.cwd = record.cwd or info.cwd
         info.version = record.version or info.version
         info.title = info.title or record.title
-        info.tools = record.tools or info.tools
 
     def _assistant_text(self, record: AssistantText, at: datetime | None, shown: bool) -> None:
         if not shown or self._parent_of(record) in self.calls:
@@ -264,7 +270,10 @@ class Session:
         else:
             call.status = ToolStatus.ERROR if record.is_error else ToolStatus.OK
         call.ended_at = at
-        call.output, call.output_size, call.output_lines = output_preview(record.output)
+        limit = ANSWER_LIMIT if call.delegate is not None else (
+            PREVIEW_LIMIT if record.is_error else OK_PREVIEW_LIMIT
+        )
+        call.output, call.output_size, call.output_lines = output_preview(record.output, limit)
         top_level = call.parent is None or call.parent not in self.calls
         if shown and record.is_error and top_level and call.id not in self._shown_calls:
             self._show_in_group(call.id)  # quiet: a failed call still shows

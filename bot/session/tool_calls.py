@@ -11,7 +11,10 @@ from typing import Any
 from bot.formats.common import json_text
 
 SUMMARY_LIMIT = 200
-PREVIEW_LIMIT = 600
+# How much of a result is kept: what a message shows of it, and a little more.
+PREVIEW_LIMIT = 600  # an error (shown as a code block)
+OK_PREVIEW_LIMIT = 240  # a success (shown as one line)
+ANSWER_LIMIT = 3000  # a delegated member's answer (shown as text)
 
 
 class ToolStatus(StrEnum):
@@ -38,7 +41,7 @@ class ToolCallState:
     parent: str | None = None
     started_at: datetime | None = None
     ended_at: datetime | None = None
-    output: str = ""  # a preview: at most PREVIEW_LIMIT characters
+    output: str = ""  # a preview: what a message shows of the output, not all of it
     output_size: int = 0  # the whole output's length
     output_lines: int = 0
     delegate: str | None = None  # the member a delegation went to
@@ -151,10 +154,8 @@ def describe_call(name: str, args: Mapping[str, Any], raw_input: str | None = No
     return _clip(text or _generic_summary(args))
 
 
-def output_preview(output: str) -> tuple[str, int, int]:
-    """(preview, whole length, line count) of a tool's output."""
+def output_preview(output: str, limit: int = PREVIEW_LIMIT) -> tuple[str, int, int]:
+    """(the first ``limit`` characters, whole length, line count) of a tool's output."""
     size = len(output)
     lines = output.count("\n") + 1 if output else 0
-    if size <= PREVIEW_LIMIT:
-        return output, size, lines
-    return output[:PREVIEW_LIMIT], size, lines
+    return (output if size <= limit else output[:limit]), size, lines

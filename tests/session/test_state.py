@@ -30,7 +30,7 @@ from bot.session.thread import (
     ToolGroup,
     UserTurn,
 )
-from bot.session.tool_calls import PREVIEW_LIMIT
+from bot.session.tool_calls import ANSWER_LIMIT, OK_PREVIEW_LIMIT, PREVIEW_LIMIT
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 SID = "s1"
@@ -205,8 +205,20 @@ def test_tool_output_is_kept_as_a_bounded_preview() -> None:
     big = "line\n" * 10_000
     session = session_of(call("a"), ToolResult(SID, at(2), 3, call_id="a", output=big))
     state = session.calls["a"]
-    assert len(state.output) == PREVIEW_LIMIT
+    assert len(state.output) == OK_PREVIEW_LIMIT
     assert state.output_size == len(big) and state.output_lines == 10_001
+
+
+def test_a_failed_calls_output_keeps_more_for_its_error_block() -> None:
+    big = "boom\n" * 10_000
+    result = ToolResult(SID, at(2), 3, call_id="a", output=big, is_error=True)
+    assert len(session_of(call("a"), result).calls["a"].output) == PREVIEW_LIMIT
+
+
+def test_a_delegations_answer_keeps_what_its_message_shows() -> None:
+    delegation = Delegation(SID, at(1), 2, call_id="d", member="m", task="t")
+    answer = ToolResult(SID, at(2), 3, call_id="d", output="x" * 10_000)
+    assert len(session_of(delegation, answer).calls["d"].output) == ANSWER_LIMIT
 
 
 def test_subagent_calls_attach_to_the_task_that_started_them() -> None:
