@@ -7,6 +7,8 @@ and ``tick(now)`` (for orphaned calls) bring time in from outside.
 
 from __future__ import annotations
 
+import dataclasses
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -34,6 +36,7 @@ from bot.session.significance import Significance, Verbosity, classify
 from bot.session.thread import (
     NARRATION_LIMIT,
     NOTICE_CAP,
+    RESULT_TEXT_CAP,
     USER_TEXT_CAP,
     DelegationItem,
     NoticeItem,
@@ -98,7 +101,6 @@ class Session:
         self.unmatched_results = 0
         self.counts = [0, 0, 0, 0]  # records per Significance
         self._links: dict[str, str] = {}  # subagent id -> the call that started it
-        self._shown_calls: set[str] = set()
         self._keys = 0
         self._last_text: str | None = None  # the last assistant text, if shown as a batch
         self._results = 0
@@ -174,8 +176,8 @@ class Session:
         self.started = True
         info = self.info
         info.agent = info.agent or record.agent
-        info.model = record.model or info.model
-        info.cwd = record.cwd or info.cwd
+        info.model = sys.intern(record.model) if record.model else info.model
+        info.cwd = sys.intern(record.cwd) if record.cwd else info.cwd
         info.version = record.version or info.version
         info.title = info.title or record.title
 
@@ -215,7 +217,7 @@ class Session:
         parent = self._parent_of(record)
         call = ToolCallState(
             id=record.call_id,
-            name=record.name,
+            name=sys.intern(record.name),  # a handful of names, repeated in every session
             summary=describe_call(record.name, record.input, record.raw_input),
             parent=parent,
             started_at=at,
@@ -237,16 +239,16 @@ class Session:
         )
         self.calls[call.id] = call
         if parent in self.calls:
-            self.calls[parent].children.append(call.id)
+            self.calls[parent].add_child(call.id)
         elif shown:
             self.items.append(DelegationItem(self._key("delegation"), call.id))
-            self._shown_calls.add(call.id)
+            call.shown = True
 
     def _add_call(self, call: ToolCallState, parent: str | None, shown: bool) -> None:
         self.calls[call.id] = call
         if parent is not None and parent in self.calls:
             parent_call = self.calls[parent]
-            parent_call.children.append(call.id)
+            parent_call.add_child(call.id)
             if parent_call.status is ToolStatus.PENDING:
                 parent_call.status = ToolStatus.RUNNING
         elif shown:
@@ -258,7 +260,7 @@ class Session:
             last = ToolGroup(self._key("tools"))
             self.items.append(last)
         last.add_call(call_id)
-        self._shown_calls.add(call_id)
+        self.calls[call_id].shown = True
 
     def _tool_result(self, record: ToolResult, at: datetime | None, shown: bool) -> None:
         call = self.calls.get(record.call_id)
@@ -275,7 +277,7 @@ class Session:
         )
         call.output, call.output_size, call.output_lines = output_preview(record.output, limit)
         top_level = call.parent is None or call.parent not in self.calls
-        if shown and record.is_error and top_level and call.id not in self._shown_calls:
+        if shown and record.is_error and top_level and not call.shown:
             self._show_in_group(call.id)  # quiet: a failed call still shows
 
     def _todo_update(self, record: TodoUpdate, at: datetime | None, shown: bool) -> None:
@@ -321,6 +323,9 @@ class Session:
         key = "result" if self._results == 1 else f"result:{self._results}"
         last_text = self._last_text
         repeats = bool(last_text and record.text and record.text.strip() == last_text.strip())
+        if record.text is not None and len(record.text) > RESULT_TEXT_CAP:
+            record = dataclasses.replace(record, text=record.text[:RESULT_TEXT_CAP])
+            self.result = record  # keep what the result message shows, not the whole answer
         self.items.append(ResultItem(key, record, repeats))
 
     def _interrupt_open_calls(self) -> None:

@@ -14,6 +14,7 @@ from bot.records import SessionResult
 TEXT_CAP = 9000  # what a text message can show; the rest is counted, not kept
 USER_TEXT_CAP = 2900
 NOTICE_CAP = 1000
+RESULT_TEXT_CAP = 4000  # the result message shows 3,000 characters of the final answer
 NARRATION_LIMIT = 300  # assistant text this short, between tool calls, joins their group
 NARRATION_ENTRIES = 12
 

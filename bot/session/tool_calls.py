@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -13,7 +13,7 @@ from bot.formats.common import json_text
 SUMMARY_LIMIT = 200
 # How much of a result is kept: what a message shows of it, and a little more.
 PREVIEW_LIMIT = 600  # an error (shown as a code block)
-OK_PREVIEW_LIMIT = 240  # a success (shown as one line)
+OK_PREVIEW_LIMIT = 200  # a success (shown as one line of 160 characters)
 ANSWER_LIMIT = 3000  # a delegated member's answer (shown as text)
 
 
@@ -45,7 +45,17 @@ class ToolCallState:
     output_size: int = 0  # the whole output's length
     output_lines: int = 0
     delegate: str | None = None  # the member a delegation went to
-    children: list[str] = field(default_factory=list)  # a subagent's calls
+    shown: bool = False  # the call has a place in the thread (a tool group, a delegation)
+    child_ids: list[str] | None = None  # a subagent's calls (most calls have none)
+
+    @property
+    def children(self) -> list[str]:
+        return self.child_ids or []
+
+    def add_child(self, call_id: str) -> None:
+        if self.child_ids is None:
+            self.child_ids = []
+        self.child_ids.append(call_id)
 
     @property
     def duration_s(self) -> float | None:
