@@ -15,6 +15,7 @@ from typing import Any
 from blocks.message import Message
 from blocks.thread import thread_messages
 from bot.formats.reader import SourceReader
+from bot.progress import ProgressBar
 from bot.session import Session, SessionBook, SessionSettings
 from bot.sources.files import read_bytes, split_lines
 
@@ -41,9 +42,16 @@ def build_preview(
     preview = Preview(SessionBook(settings))
     for path in paths:
         reader = SourceReader(str(path), family=family)
-        for number, line in split_lines(read_bytes(path)):
+        data = read_bytes(path)
+        progress = ProgressBar(len(data), path.name)
+        done = 0
+        for number, line in split_lines(data):
             _apply(preview, reader, reader.feed(line, number))
+            done += len(line) + 1
+            if number % 1000 == 0:
+                progress.update(done)
         _apply(preview, reader, reader.finish())
+        progress.close()
         preview.records += reader.stats.records
         preview.unparsed += reader.stats.unparsed
     preview.book.close(
