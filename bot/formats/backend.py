@@ -125,7 +125,8 @@ class Parser:
         return self._last_session or self.source
 
     def _start(self, meta: Mapping[str, Any], head: Head) -> SessionStarted:
-        """The ``SessionStarted`` of a session not seen yet, now remembered as started."""
+        """A ``SessionStarted`` (the session stage hides a repeated one but takes what it
+        adds); the session is remembered as started."""
         started = self._started
         started[head[0]] = None
         if len(started) > _MAX_SESSIONS:
@@ -144,8 +145,8 @@ class Parser:
     ) -> list[Record]:
         subtype = meta.get("subtype") or obj.get("subtype")
         new = head[0] not in self._started
-        if subtype in _START_SUBTYPES:
-            return [self._start(meta, head) if new else Ignored(*head, kind="init")]
+        if subtype in _START_SUBTYPES:  # a later one (init after client_launched) fills in
+            return [self._start(meta, head)]  # the model, cwd and tools; the session hides it
         out: list[Record] = [self._start(meta, head)] if new else []
         level = "error" if meta.get("is_error") is True else "info"
         kind = str(subtype) if subtype else "system"

@@ -119,24 +119,24 @@ def test_detect_rejects_non_string_content_and_other_types() -> None:
 # --- the corpus file -----------------------------------------------------------------------------
 
 
-def test_twenty_questions_is_one_session_started_once_by_client_launched(
+def test_twenty_questions_is_one_session_started_by_client_launched(
     twenty_questions: list[Record],
 ) -> None:
     started = of_type(twenty_questions, SessionStarted)
-    assert [(s.session_id, s.line, s.agent) for s in started] == [
-        (FRED, 1, "Claude Code (backend)")
-    ]
+    first = started[0]
+    assert (first.session_id, first.line, first.agent) == (FRED, 1, "Claude Code (backend)")
     assert twenty_questions[0] is started[0]
     assert {r.session_id for r in twenty_questions} == {FRED}
 
 
-def test_twenty_questions_hides_the_init_row_that_follows_client_launched(
+def test_twenty_questions_init_after_client_launched_is_a_second_start(
     twenty_questions: list[Record],
 ) -> None:
     assert [(r.line, r.kind) for r in of_type(twenty_questions, Ignored)] == [
-        (2, "init"),
         (15, "empty_row"),  # "Tool results: 0 results" with no metadata
     ]
+    started = of_type(twenty_questions, SessionStarted)
+    assert [s.line for s in started] == [1, 2]  # the session stage hides the second
 
 
 def test_twenty_questions_has_four_tool_calls_by_name(twenty_questions: list[Record]) -> None:
@@ -330,15 +330,17 @@ def test_two_sessions_in_one_file_each_start_once() -> None:
     assert [s.session_id for s in started] == ["a", "b"]
 
 
-def test_a_second_start_row_of_a_session_is_ignored_as_init() -> None:
+def test_a_second_start_row_of_a_session_is_a_start_that_fills_in_details() -> None:
     launched = {
         "type": "system",
         "content": "",
         "metadata": {"subtype": "client_launched"},
         "session_id": "s",
     }
-    records = parse_lines([launched, launched])
-    assert [type(r) for r in records] == [SessionStarted, Ignored]
+    init = {**launched, "metadata": {"subtype": "init", "model": "opus"}}
+    records = parse_lines([launched, init])
+    assert [type(r) for r in records] == [SessionStarted, SessionStarted]
+    assert isinstance(records[1], SessionStarted) and records[1].model == "opus"
 
 
 def test_missing_content_and_missing_metadata_are_tolerated() -> None:

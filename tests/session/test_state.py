@@ -305,6 +305,17 @@ def test_user_text_becomes_a_user_turn() -> None:
     assert isinstance(turn, UserTurn) and turn.text == "do it"
 
 
+def test_a_later_start_fills_in_what_the_first_lacked() -> None:
+    first = SessionStarted(SID, at(0), 1, agent="Claude Code (backend)")
+    later = SessionStarted(SID, at(1), 2, agent="other", model="opus", cwd="/w")
+    session = session_of(first, later)
+    assert (session.info.agent, session.info.model, session.info.cwd) == (
+        "Claude Code (backend)",
+        "opus",
+        "/w",
+    )
+
+
 def test_duplicate_session_start_is_hidden() -> None:
     session = session_of(started(), started())
     assert session.hidden == 1
