@@ -182,9 +182,23 @@ def _shown_length(escaped: str) -> int:
     return len(escaped) - entities
 
 
+def _plain_line(text: str, limit: int) -> bool:
+    """Already one clean line within `limit`: printable (no newline, tab, control, bidi or
+    other format character), single-spaced and trimmed. Then there is nothing to do."""
+    return (
+        len(text) <= limit
+        and text.isprintable()
+        and "  " not in text
+        and text[:1] != " "
+        and text[-1:] != " "
+    )
+
+
 def one_line(text: str, limit: int) -> str:
     """Cleaned, whitespace and newlines collapsed to single spaces, trimmed, at most `limit`
     characters. Safe on raw or escaped text: it never cuts inside an entity."""
+    if _plain_line(text, limit):
+        return text
     flat = " ".join(clean(text).split())
     return _truncate(flat, limit, ELLIPSIS, False, escaped=True, mrkdwn=False)
 
@@ -192,6 +206,8 @@ def one_line(text: str, limit: int) -> str:
 def safe_line(text: str, limit: int) -> str:
     """Untrusted text as one escaped mrkdwn line of at most `limit` characters (escaped
     before it is cut, so the limit holds after escaping)."""
+    if "&" not in text and "<" not in text and ">" not in text and _plain_line(text, limit):
+        return text  # nothing to escape, clean, collapse or cut
     return one_line(escape_mrkdwn(text), limit)
 
 
