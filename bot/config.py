@@ -1,0 +1,127 @@
+"""slacktail's settings: flags, then environment, then an optional TOML file, then defaults.
+Validated once at start-up.
+
+Secrets (``SLACK_BOT_TOKEN``, ``SLACK_APP_TOKEN``, ``SLACK_SIGNING_SECRET``) come from the
+environment only: there is no flag for them, and the TOML file may not hold them (a file is
+too easily committed or shared). They are ``SecretStr``: printing the settings never shows them.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from bot.errors import UsageError
+from bot.session import Verbosity
+
+SLACK_API_URL = "https://slack.com/api/"
+_SECRETS = ("slack_bot_token", "slack_app_token", "slack_signing_secret")
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="SLACKTAIL_", extra="forbid", populate_by_name=True, frozen=True
+    )
+
+    slack_bot_token: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("SLACK_BOT_TOKEN", "slack_bot_token")
+    )
+    slack_app_token: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("SLACK_APP_TOKEN", "slack_app_token")
+    )
+    slack_signing_secret: SecretStr | None = Field(
+        default=None,
+        validation_alias=AliasChoices("SLACK_SIGNING_SECRET", "slack_signing_secret"),
+    )
+    slack_api_url: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices(
+            "slack_api_url", "SLACK_API_URL", "SLACKTAIL_SLACK_API_URL"
+        ),
+        description="the Web API base URL; default Slack's own, or the local Slack",
+    )
+    channel: str | None = Field(default=None, description="channel id or name to post to")
+    thread_ts: str | None = Field(default=None, description="post into this existing thread")
+    broadcast_result: bool = Field(default=False, description="also send the result to the channel")
+    verbosity: Verbosity = Verbosity.NORMAL
+    orphan_after_s: float = Field(default=600.0, gt=0)
+    format: str | None = None
+    local_slack_port: int = Field(default=0, ge=0, le=65535)
+
+    @field_validator("slack_api_url")
+    @classmethod
+    def _api_url_ends_with_slash(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("must be an http(s) URL, e.g. https://slack.com/api/")
+        return value if value.endswith("/") else value + "/"
+
+    @field_validator("channel")
+    @classmethod
+    def _channel_without_hash(cls, value: str | None) -> str | None:
+        return value.lstrip("#") or None if value is not None else None
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, env_settings)  # the TOML file is merged in by load_settings
+
+    @property
+    def uses_local_slack(self) -> bool:
+        """No token: slacktail starts its own local Slack."""
+        return self.slack_bot_token is None
+
+
+def load_settings(flags: dict[str, Any], config_file: Path | None = None) -> Settings:
+    """Settings from ``flags`` (only those given), the environment, and ``config_file``.
+    Anything invalid is one ``UsageError`` line naming the setting."""
+    given = {key: value for key, value in flags.items() if value is not None}
+    file_values = _read_toml(config_file) if config_file is not None else {}
+    try:
+        from_file = Settings.model_validate({**file_values}) if file_values else None
+        settings = Settings(**given)
+    except ValidationError as error:
+        raise UsageError(_one_line(error)) from None
+    if from_file is None:
+        return settings
+    # Flags and environment win over the file: fill in only what they left at its default.
+    merged = {
+        name: getattr(from_file, name)
+        for name in file_values
+        if name not in settings.model_fields_set
+    }
+    return settings.model_copy(update=merged)
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as file:
+            values = tomllib.load(file)
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such settings file") from None
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        raise UsageError(f"{path}: not a readable TOML settings file ({error})") from None
+    secrets = [name for name in values if name.lower() in _SECRETS]
+    if secrets:
+        raise UsageError(
+            f"{path}: {', '.join(secrets)} may only come from the environment, not a file"
+        )
+    return {key.replace("-", "_"): value for key, value in values.items()}
+
+
+def _one_line(error: ValidationError) -> str:
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or "settings"
+    more = f" (and {error.error_count() - 1} more)" if error.error_count() > 1 else ""
+    return f"invalid setting {where}: {first['msg']}{more}"
