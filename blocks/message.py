@@ -17,6 +17,7 @@ class Message:
     key: str
     text: str
     blocks: tuple[Block, ...]
+    final: bool = False  # it will not change again (delivery sends final states first)
 
     def payload(self) -> dict[str, Any]:
         return {"text": self.text, "blocks": list(self.blocks)}

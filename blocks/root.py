@@ -66,7 +66,8 @@ def status_line(session: Session, now: datetime | None = None) -> str:
     parts = [f"{SESSION_EMOJI[session.status]} *{SESSION_WORD[session.status]}*"]
     parts.append(_tool_counts(session))
     if (seconds := elapsed_s(session, now)) is not None:
-        parts.append(duration(seconds))
+        running = session.status is SessionStatus.RUNNING and now is not None
+        parts.append(_minutes(seconds) if running else duration(seconds))
     result = session.result
     if result is not None and result.cost_usd is not None:
         parts.append(cost(result.cost_usd))
@@ -78,6 +79,16 @@ def status_line(session: Session, now: datetime | None = None) -> str:
     if session.compactions:
         parts.append(plural(session.compactions, "compaction"))
     return " · ".join(part for part in parts if part)
+
+
+def _minutes(seconds: float) -> str:
+    """Elapsed time while running, in whole minutes: the root changes once a minute, not
+    every second (each change is an update out of a shared budget)."""
+    minutes = int(seconds // 60)
+    if minutes < 1:
+        return "under a minute"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h {minutes}m" if hours else f"{minutes}m"
 
 
 def _tool_counts(session: Session) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 
 from blocks.assistant_text import text_message
@@ -12,7 +13,7 @@ from blocks.result import result_message
 from blocks.root import root_message
 from blocks.todos import todos_message
 from blocks.tools import tools_message
-from bot.session import Session
+from bot.session import Session, SessionStatus
 from bot.session.thread import (
     DelegationItem,
     NoticeItem,
@@ -44,5 +45,25 @@ def item_message(item: ThreadItem, session: Session) -> Message:
 
 
 def thread_messages(session: Session, now: datetime | None = None) -> list[Message]:
-    """The root message, then one message per thread item, in order."""
-    return [root_message(session, now), *(item_message(item, session) for item in session.items)]
+    """The root message, then one message per thread item, in order; each marked final when
+    it will not change again."""
+    ended = session.status is not SessionStatus.RUNNING
+    last = session.items[-1] if session.items else None
+    messages = [replace(root_message(session, now), final=ended)]
+    for item in session.items:
+        settled = ended or _settled(item, session, last)
+        messages.append(replace(item_message(item, session), final=settled))
+    return messages
+
+
+def _settled(item: ThreadItem, session: Session, last: ThreadItem | None) -> bool:
+    """Will this item's message change again while the session runs?"""
+    if isinstance(item, ToolGroup):
+        return item is not last and not any(
+            session.calls[call_id].status.is_open for call_id in item.call_ids
+        )
+    if isinstance(item, DelegationItem):
+        return not session.calls[item.call_id].status.is_open
+    if isinstance(item, TextBatch):
+        return item is not last
+    return not isinstance(item, TodoItem)

@@ -23,3 +23,39 @@ class FormatError(SlacktailError):
     """A log's format could not be determined or is not supported."""
 
     exit_code = 2
+
+
+class SlackError(SlacktailError):
+    """Slack answered with an error, or could not be reached. Translated from slack_sdk's
+    errors at the seam (``bot.delivery.slack_api``)."""
+
+
+class SlackSetupError(SlackError):
+    """A mistake the user must fix (bad token, no such channel, app not in the channel):
+    delivery stops with a one-line explanation."""
+
+    exit_code = 3
+
+
+class SlackUnavailable(SlackError):
+    """Slack could not be reached or answered 5xx: the outcome of the call is unknown."""
+
+
+class RateLimited(SlackError):
+    """Slack answered 429; ``retry_after`` seconds must pass before the next call."""
+
+    def __init__(self, method: str, retry_after: float) -> None:
+        super().__init__(f"{method} rate limited for {retry_after:g}s")
+        self.retry_after = retry_after
+
+
+class MessageGone(SlackError):
+    """The message to update no longer exists (someone deleted it)."""
+
+
+class PayloadRejected(SlackError):
+    """Slack refused the message's blocks (``invalid_blocks``, ``msg_blocks_too_long``)."""
+
+
+class SlackCallFailed(SlackError):
+    """Any other error answer, named by Slack's error code."""

@@ -70,7 +70,7 @@ def test_root_status_line_counts_tools_and_elapsed_time_while_running() -> None:
     ]
     root = thread(*records, now=at(75))["root"]
     status = root.blocks[-1]["elements"][0]["text"]
-    assert status == "⏳ *Running* · 2 tool calls (1 running, 1 failed) · 1m 15s"
+    assert status == "⏳ *Running* · 2 tool calls (1 running, 1 failed) · 1m"
 
 
 def test_root_status_line_shows_the_result_cost_and_todos() -> None:
@@ -178,3 +178,17 @@ def test_a_huge_text_stays_within_limits_and_says_what_was_cut() -> None:
     big = AssistantText("s1", at(1), 2, text="word " * 10_000)
     message = thread(big)["text:1"]
     assert "more characters not shown" in shown(message)
+
+
+def test_messages_that_will_not_change_are_marked_final() -> None:
+    records = [
+        start(),
+        ToolCall("s1", at(1), 2, call_id="a", name="Bash", input={"command": "ls"}),
+        ToolResult("s1", at(2), 3, call_id="a", output="x"),
+        AssistantText("s1", at(3), 4, text="A long explanation. " * 20),
+        ToolCall("s1", at(4), 5, call_id="b", name="Bash", input={"command": "make"}),
+    ]
+    finals = {key: m.final for key, m in thread(*records).items()}
+    assert finals == {"root": False, "tools:1": True, "text:2": True, "tools:3": False}
+    ended = thread(*records, SessionResult("s1", at(9), 6))
+    assert all(message.final for message in ended.values())

@@ -1,0 +1,280 @@
+"""Reconciling what each session's thread should show with what Slack shows.
+
+``want()`` records the latest desired messages of a session (a newer state replaces an older
+one still waiting: coalescing is free). ``step()`` sends one call when its budget allows, in
+this order: new messages (the root first: it starts the thread), then updates that bring a
+message to its final state, then other updates, then reactions. An unchanged message is never
+sent again.
+
+Retries (5xx, connection errors) back off with tenacity. A post whose outcome is unknown is
+looked up in the thread by the key in its metadata before it is sent again, so a message is
+never posted twice. A payload Slack refuses is replaced by a smaller one; a deleted message is
+posted again.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
+
+from blocks.message import Message
+from bot.delivery.ledger import Ledger, digest
+from bot.delivery.pacing import Bucket, Pacing
+from bot.delivery.slack_api import SlackApi
+from bot.errors import MessageGone, PayloadRejected, RateLimited, SlackUnavailable
+from bot.logs import EventLog
+
+Clock = Callable[[], float]
+FALLBACK_TEXT = 2900
+OUTAGE_PAUSE = 15.0  # after retries ran out: wait this long before trying that budget again
+
+
+@dataclass(slots=True)
+class Wanted:
+    session_id: str
+    key: str
+    payload: dict[str, Any]
+    digest: str
+    final: bool
+    order: int
+    in_doubt: bool = False  # a post was tried and may have been stored: look before posting
+
+
+@dataclass(frozen=True, slots=True)
+class Counts:
+    posts: int = 0
+    updates: int = 0
+    reactions: int = 0
+    rate_limited: int = 0
+    retries: int = 0
+    fallbacks: int = 0
+
+
+class Delivery:
+    """Keeps the threads of one channel current."""
+
+    def __init__(
+        self,
+        api: SlackApi,
+        channel: str,
+        *,
+        pacing: Pacing | None = None,
+        ledger: Ledger | None = None,
+        clock: Clock = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+        thread_ts: str | None = None,
+        broadcast_result: bool = False,
+        log: EventLog | None = None,
+        attempts: int = 6,
+    ) -> None:
+        self.api, self.channel = api, channel
+        self.pacing = pacing or Pacing()
+        self.ledger = ledger or Ledger()
+        self.clock, self.sleep = clock, sleep
+        self.thread_ts, self.broadcast_result = thread_ts, broadcast_result
+        self.log = log or EventLog(None)
+        self.attempts = attempts
+        self.counts = Counts()
+        self._wanted: dict[tuple[str, str], Wanted] = {}
+        self._reactions: dict[str, str] = {}  # session -> the reaction its root should have
+        self._order = 0
+
+    # --- what should be -------------------------------------------------------------------
+
+    def want(self, session_id: str, messages: list[Message], reaction: str | None = None) -> None:
+        """The session's thread should now look like ``messages`` (root first)."""
+        for message in messages:
+            payload = message.payload()
+            fingerprint = digest(payload)
+            sent = self.ledger.sent(session_id, message.key)
+            key = (session_id, message.key)
+            if sent is not None and sent.digest == fingerprint:
+                self._wanted.pop(key, None)
+                continue
+            waiting = self._wanted.get(key)
+            order = waiting.order if waiting is not None else self._next_order()
+            doubt = waiting is not None and waiting.in_doubt
+            self._wanted[key] = Wanted(session_id, message.key, payload, fingerprint,
+                                       message.final, order, doubt)  # fmt: skip
+        if reaction is not None and self.ledger.reactions.get(session_id) != reaction:
+            self._reactions[session_id] = reaction
+
+    def _next_order(self) -> int:
+        self._order += 1
+        return self._order
+
+    @property
+    def pending(self) -> int:
+        return len(self._wanted) + len(self._reactions)
+
+    # --- sending --------------------------------------------------------------------------
+
+    def step(self) -> float | None:
+        """Send one call if one may go now. Returns 0 after a call, the seconds until the
+        next call may go, or None when nothing is waiting."""
+        now = self.clock()
+        choices = self._choices()
+        if not choices:
+            return None
+        waits = []
+        for bucket, send in choices:
+            wait = bucket.wait(now)
+            if wait <= 0:
+                bucket.take(now)
+                try:
+                    send()
+                except RateLimited as error:
+                    bucket.pause(self.clock(), error.retry_after)
+                    self.counts = _add(self.counts, rate_limited=1)
+                    self.log.event("rate_limited", method=str(error), retry_after=error.retry_after)
+                except SlackUnavailable as error:  # retries ran out: keep it, try again later
+                    self.log.event("slack_unavailable", error=str(error), retry_in_s=OUTAGE_PAUSE)
+                    bucket.pause(self.clock(), OUTAGE_PAUSE)
+                    return OUTAGE_PAUSE
+                return 0.0
+            waits.append(wait)
+        return min(waits)
+
+    def flush(self, deadline_s: float | None = None) -> bool:
+        """Send everything waiting (pacing by sleeping); True when nothing is left."""
+        started = self.clock()
+        while True:
+            wait = self.step()
+            if wait is None:
+                return True
+            if deadline_s is not None and self.clock() - started > deadline_s:
+                return False
+            if wait > 0:
+                self.sleep(wait)
+
+    def _choices(self) -> list[tuple[Bucket, Callable[[], None]]]:
+        """At most one candidate per budget, the most urgent first."""
+        choices: list[tuple[Bucket, Callable[[], None]]] = []
+        post = self._next_post()
+        if post is not None:
+            choices.append((self.pacing.for_posts(self.channel), lambda: self._post(post)))
+        update = self._next_update()
+        if update is not None:
+            choices.append((self.pacing.updates, lambda: self._update(update)))
+        if self._reactions:
+            session_id = next(iter(self._reactions))
+            if self.ledger.thread_of(session_id) is not None:
+                choices.append((self.pacing.reactions, lambda: self._react(session_id)))
+        return choices
+
+    def _next_post(self) -> Wanted | None:
+        best: Wanted | None = None
+        for wanted in self._wanted.values():
+            if self.ledger.sent(wanted.session_id, wanted.key) is not None:
+                continue
+            if wanted.key != "root" and self.ledger.thread_of(wanted.session_id) is None:
+                continue  # the thread starts with its root
+            if best is None or wanted.order < best.order:
+                best = wanted
+        return best
+
+    def _next_update(self) -> Wanted | None:
+        best: Wanted | None = None
+        for wanted in self._wanted.values():
+            if self.ledger.sent(wanted.session_id, wanted.key) is None:
+                continue
+            if best is None or (not best.final, best.order) > (not wanted.final, wanted.order):
+                best = wanted
+        return best
+
+    # --- calls ----------------------------------------------------------------------------
+
+    def _post(self, wanted: Wanted) -> None:
+        key = {"session": wanted.session_id, "key": wanted.key}
+        if wanted.key == "root":
+            thread = self.thread_ts
+        else:
+            thread = self.thread_ts or self.ledger.thread_of(wanted.session_id)
+        broadcast = self.broadcast_result and wanted.key.startswith("result")
+        for attempt in self._retrying():
+            with attempt:
+                found = self.api.find_posted(self.channel, thread, key) if wanted.in_doubt else None
+                wanted.in_doubt = True  # from here on, a failed try may have been stored
+                ts = found or self._post_payload(wanted, thread, key, broadcast)
+        self.ledger.record(wanted.session_id, wanted.key, ts, wanted.digest)
+        self._wanted.pop((wanted.session_id, wanted.key), None)
+        self.counts = _add(self.counts, posts=1)
+
+    def _post_payload(
+        self, wanted: Wanted, thread: str | None, key: dict[str, str], broadcast: bool
+    ) -> str:
+        try:
+            return self.api.post(self.channel, wanted.payload, thread_ts=thread, key=key,
+                                 broadcast=broadcast)  # fmt: skip
+        except PayloadRejected as error:
+            self._note_fallback(wanted, str(error))
+            return self.api.post(self.channel, _fallback(wanted.payload), thread_ts=thread,
+                                 key=key, broadcast=broadcast)  # fmt: skip
+
+    def _update(self, wanted: Wanted) -> None:
+        sent = self.ledger.sent(wanted.session_id, wanted.key)
+        assert sent is not None
+        try:
+            for attempt in self._retrying():
+                with attempt:
+                    self._update_payload(wanted, sent.ts)
+        except MessageGone:
+            self.log.event("message_deleted", session=wanted.session_id, key=wanted.key)
+            self.ledger.forget(wanted.session_id, wanted.key)  # posted again as new
+            return
+        self.ledger.record(wanted.session_id, wanted.key, sent.ts, wanted.digest)
+        self._wanted.pop((wanted.session_id, wanted.key), None)
+        self.counts = _add(self.counts, updates=1)
+
+    def _update_payload(self, wanted: Wanted, ts: str) -> None:
+        try:
+            self.api.update(self.channel, ts, wanted.payload)
+        except PayloadRejected as error:
+            self._note_fallback(wanted, str(error))
+            self.api.update(self.channel, ts, _fallback(wanted.payload))
+
+    def _react(self, session_id: str) -> None:
+        ts = self.ledger.thread_of(session_id)
+        assert ts is not None
+        wanted = self._reactions[session_id]
+        previous = self.ledger.reactions.get(session_id)
+        for attempt in self._retrying():
+            with attempt:
+                if previous is not None:
+                    self.api.react(self.channel, ts, previous, add=False)
+                self.api.react(self.channel, ts, wanted, add=True)
+        self.ledger.reactions[session_id] = wanted
+        del self._reactions[session_id]
+        self.counts = _add(self.counts, reactions=1)
+
+    def _retrying(self) -> Retrying:
+        return Retrying(
+            retry=retry_if_exception_type(SlackUnavailable),
+            wait=wait_exponential(multiplier=0.5, max=8),
+            stop=stop_after_attempt(self.attempts),
+            sleep=self._sleep_for_retry,
+            reraise=True,
+        )
+
+    def _sleep_for_retry(self, seconds: float) -> None:
+        self.counts = _add(self.counts, retries=1)
+        self.log.event("retry", after_s=round(seconds, 2))
+        self.sleep(seconds)
+
+    def _note_fallback(self, wanted: Wanted, error: str) -> None:
+        self.counts = _add(self.counts, fallbacks=1)
+        self.log.event("fallback_payload", session=wanted.session_id, key=wanted.key, error=error)
+
+
+def _fallback(payload: dict[str, Any]) -> dict[str, Any]:
+    """The same message, smaller: its (already escaped) fallback text in one section."""
+    text = str(payload.get("text") or "…")[:FALLBACK_TEXT]
+    return {"text": text, "blocks": [{"type": "section", "text": {"type": "mrkdwn", "text": text}}]}
+
+
+def _add(counts: Counts, **more: int) -> Counts:
+    return Counts(**{name: getattr(counts, name) + more.get(name, 0) for name in Counts.__slots__})

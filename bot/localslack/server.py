@@ -1,0 +1,391 @@
+"""`LocalSlack`: the local Slack-compatible server (Web API, page, admin endpoints) on 127.0.0.1.
+
+    with LocalSlack(token="xoxb-test") as slack:
+        client = slack_sdk.WebClient(token="xoxb-test", base_url=slack.base_url)
+
+Routes: `/api/<method>` (GET or POST, as slack_sdk calls them), `/` (the page), `/_state`,
+`/_events` (SSE), `GET|POST /_admin/faults`, `POST /_admin/limits`, `POST /_admin/reset`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import socket
+import threading
+import time
+from collections import Counter, deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import urlsplit
+
+from bot.localslack.api import Api, ApiRequest, ApiResponse, error, parse_request
+from bot.localslack.faults import Faults
+from bot.localslack.model import HUMAN_USER_ID, JSON, SlackError
+from bot.localslack.page import EventBus, page_html, state_json, stream_events
+from bot.localslack.rates import Clock, RateLimiter
+from bot.localslack.workspace import Workspace
+
+log = logging.getLogger(__name__)
+
+DEFAULT_TOKEN = "xoxb-local-slack"
+MAX_BODY = 16 * 1024 * 1024
+
+
+@dataclass
+class RecordedRequest:
+    """One API call as it reached the server (the token removed from it)."""
+
+    method: str
+    params: dict[str, Any]
+    body: str
+    content_type: str
+    status: int = 0  # HTTP status answered; 0 when the connection was dropped instead
+    error: str | None = None  # Slack's `error`, if the call was refused
+    at: float = field(default_factory=time.time)
+
+
+class LocalSlack:
+    """A Slack workspace on 127.0.0.1 that behaves like Slack for what slacktail uses."""
+
+    def __init__(
+        self,
+        *,
+        token: str = DEFAULT_TOKEN,
+        rate_limits: bool = True,
+        scale: float = 1.0,
+        clock: Clock = time.monotonic,
+        wall_clock: Callable[[], float] = time.time,
+        faults: Faults | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        max_recorded: int = 10_000,
+    ) -> None:
+        if not host.startswith("127."):
+            raise ValueError("the local Slack listens on the loopback interface only")
+        self.token = token
+        self.host, self.port = host, port
+        self.workspace = Workspace(wall_clock)
+        self.api = Api(self.workspace, token)
+        self.limiter = RateLimiter(clock=clock, enabled=rate_limits, scale=scale)
+        self.faults = faults or Faults()
+        self.events = EventBus()
+        self.workspace.subscribe(self.events.publish)
+        self._recorded: deque[RecordedRequest] = deque(maxlen=max_recorded)
+        self._lock = threading.Lock()
+        self._injected_429 = 0
+        self._stopping = threading.Event()
+        self._httpd: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- life ---------------------------------------------------------------------------
+
+    def start(self) -> str:
+        """Listen (port 0: a free port) and serve in a thread; returns the API base URL."""
+        if self._httpd is not None:
+            return self.base_url
+        self._stopping.clear()
+        self.events.reopen()
+        httpd = _Server((self.host, self.port), _Handler)
+        httpd.app = self
+        self.port = httpd.server_address[1]
+        self.api.url = self.page_url
+        self._httpd = httpd
+        self._thread = threading.Thread(
+            target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="localslack"
+        )
+        self._thread.start()
+        return self.base_url
+
+    def stop(self) -> None:
+        """Stop serving, end open streams and slow answers, and join every thread."""
+        httpd, thread = self._httpd, self._thread
+        if httpd is None or thread is None:
+            return
+        self._stopping.set()
+        self.events.close()
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join()
+        self._httpd = self._thread = None
+
+    def __enter__(self) -> LocalSlack:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def base_url(self) -> str:
+        """What `slack_sdk.WebClient(base_url=...)` takes."""
+        return f"http://{self.host}:{self.port}/api/"
+
+    @property
+    def page_url(self) -> str:
+        return f"http://{self.host}:{self.port}/"
+
+    # -- for tests ------------------------------------------------------------------------
+
+    def channel_messages(self, channel: str = "agents") -> list[JSON]:
+        """A channel's messages (id, `#name` or name), oldest first, metadata included."""
+        return self.workspace.channel_messages(channel)
+
+    def thread(self, channel: str, ts: str) -> list[JSON]:
+        """A thread's parent then replies, oldest first, metadata included."""
+        return self.workspace.thread(channel, ts)
+
+    def channel_id(self, channel: str = "agents") -> str:
+        return self.workspace.channel_id(channel, by_name=True)
+
+    def create_channel(self, name: str, *, is_member: bool = True) -> str:
+        return self.workspace.create_channel(name, is_member=is_member)
+
+    def post_as_user(self, channel: str, text: str, thread_ts: str | None = None) -> str:
+        """Post as a person (not the bot): a message the bot may not update or delete."""
+        return str(
+            self.workspace.post(channel, user=HUMAN_USER_ID, text=text, thread_ts=thread_ts)["ts"]
+        )
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """The API calls received (the latest `max_recorded`), oldest first."""
+        with self._lock:
+            return list(self._recorded)
+
+    @property
+    def rate_limited(self) -> Counter[str]:
+        """429s answered by the rate limits, per method (injected bursts not included)."""
+        return self.limiter.refused_counts()
+
+    @property
+    def answered_429(self) -> int:
+        """Every 429 answered: rate limits and injected bursts."""
+        with self._lock:
+            return self.limiter.refused_total + self._injected_429
+
+    def reset(self) -> None:
+        """Empty the workspace and forget faults, rate-limit state and recorded calls."""
+        self.workspace.reset()
+        self.faults.reset()
+        self.limiter.reset()
+        with self._lock:
+            self._recorded.clear()
+            self._injected_429 = 0
+
+    # -- handling -----------------------------------------------------------------------
+
+    def handle_api(
+        self, method: str, content_type: str, body: bytes, query: str, authorization: str
+    ) -> tuple[ApiResponse, bool, float]:
+        """One API call: (response, whether to drop the connection instead, delay seconds)."""
+        decision = self.faults.decide(method)
+        try:
+            request = parse_request(method, content_type, body, query, authorization)
+        except SlackError as err:
+            response = error(err.code)
+            self._record(method, {}, body, content_type, response)
+            return response, False, decision.delay
+        drop = False
+        if decision.status == HTTPStatus.TOO_MANY_REQUESTS:
+            response = _ratelimited(decision.retry_after)
+            with self._lock:
+                self._injected_429 += 1
+        elif decision.status is not None:
+            response = ApiResponse(decision.status, {"ok": False, "error": "internal_error"})
+        else:
+            refused = self.api.authorize(request) or self._limited(request)
+            response = refused or self.api.handle(request)
+            drop = refused is None and response.ok and self.faults.take_drop(method)
+        self._record(method, request.params, body, content_type, response)
+        return response, drop, decision.delay
+
+    def _limited(self, request: ApiRequest) -> ApiResponse | None:
+        params = request.params
+        channel = str(params.get("channel") or params.get("channel_id") or "")
+        with contextlib.suppress(SlackError):  # an unknown channel is the method's to refuse
+            channel = self.workspace.channel_id(channel, by_name=True)
+        thread = str(params.get("thread_ts") or "")
+        retry_after = self.limiter.check(request.method, channel=channel, thread=thread)
+        return None if retry_after is None else _ratelimited(retry_after)
+
+    def _record(
+        self,
+        method: str,
+        params: dict[str, Any],
+        body: bytes,
+        content_type: str,
+        response: ApiResponse,
+    ) -> None:
+        text = body.decode("utf-8", "replace").replace(self.token, "xoxb-REDACTED")
+        entry = RecordedRequest(
+            method,
+            {k: v for k, v in params.items() if k != "token"},
+            text,
+            content_type,
+            status=response.status,
+            error=None if response.ok else str(response.body.get("error")),
+        )
+        with self._lock:
+            self._recorded.append(entry)
+
+    def wait(self, seconds: float) -> None:
+        """Sleep for a slow answer; cut short when the server stops."""
+        self._stopping.wait(seconds)
+
+    def admin(self, path: str, body: bytes) -> tuple[int, JSON]:
+        try:
+            decoded = json.loads(body.decode("utf-8")) if body.strip() else {}
+        except (UnicodeDecodeError, ValueError):
+            return 400, {"ok": False, "error": "invalid_json"}
+        try:
+            if path == "/_admin/faults":
+                self.faults.configure_from_json(decoded)
+                return 200, {"ok": True, "faults": self.faults.state()}
+            if path == "/_admin/limits":
+                if not isinstance(decoded, dict) or set(decoded) - {"enabled", "scale"}:
+                    raise ValueError('expected {"enabled": bool, "scale": number}')
+                self.limiter.configure(enabled=decoded.get("enabled"), scale=decoded.get("scale"))
+                return 200, {"ok": True}
+            if path == "/_admin/reset":
+                self.reset()
+                return 200, {"ok": True}
+        except (TypeError, ValueError) as err:
+            return 400, {"ok": False, "error": str(err)}
+        return 404, {"ok": False, "error": "not_found"}
+
+
+def _ratelimited(retry_after: int) -> ApiResponse:
+    return ApiResponse(
+        HTTPStatus.TOO_MANY_REQUESTS,
+        {"ok": False, "error": "ratelimited"},
+        {"Retry-After": str(retry_after)},
+    )
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = True
+    app: LocalSlack
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+    server_version = "LocalSlack/1"
+    timeout = 30
+
+    def log_message(self, format: str, *args: Any) -> None:
+        log.debug("%s " + format, self.address_string(), *args)
+
+    def do_GET(self) -> None:
+        self._route()
+
+    def do_POST(self) -> None:
+        self._route()
+
+    def _route(self) -> None:
+        app = self.server.app
+        if not self._host_ok():
+            self._send_json(403, {"ok": False, "error": "forbidden_host"})
+            return
+        url = urlsplit(self.path)
+        body = self._body()
+        if body is None:
+            return
+        if url.path.startswith("/api/"):
+            self._api(url.path.removeprefix("/api/"), url.query, body)
+        elif url.path in ("/", "/index.html") and self.command == "GET":
+            self._send(200, page_html(), "text/html; charset=utf-8")
+        elif url.path == "/_state" and self.command == "GET":
+            seq = app.events.seq  # read first: the snapshot holds at least this much
+            state = {**app.workspace.snapshot(), "seq": seq}
+            self._send(200, state_json(state), "application/json; charset=utf-8")
+        elif url.path == "/_events" and self.command == "GET":
+            self._events()
+        elif url.path == "/_admin/faults" and self.command == "GET":
+            self._send_json(200, {"ok": True, "faults": app.faults.state()})
+        elif url.path.startswith("/_admin/") and self.command == "POST":
+            if not self.headers.get("Content-Type", "").startswith("application/json"):
+                self._send_json(415, {"ok": False, "error": "admin calls take application/json"})
+                return
+            self._send_json(*app.admin(url.path, body))
+        else:
+            self._send_json(404, {"ok": False, "error": "not_found"})
+
+    def _host_ok(self) -> bool:
+        """Refuse other Host names (a web page rebinding its DNS to 127.0.0.1 reads nothing)."""
+        host = (self.headers.get("Host") or "").rsplit(":", 1)[0]
+        return host in ("127.0.0.1", "localhost", self.server.app.host)
+
+    def _body(self) -> bytes | None:
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            length = -1
+        if not 0 <= length <= MAX_BODY:
+            self._send_json(413, {"ok": False, "error": "request_too_large"})
+            return None
+        return self.rfile.read(length) if length else b""
+
+    def _api(self, method: str, query: str, body: bytes) -> None:
+        app = self.server.app
+        response, drop, delay = app.handle_api(
+            method,
+            self.headers.get("Content-Type", ""),
+            body,
+            query,
+            self.headers.get("Authorization", ""),
+        )
+        if delay:
+            app.wait(delay)
+        if drop:
+            self._drop()
+            return
+        self._send_json(int(response.status), response.body, response.headers)
+
+    def _drop(self) -> None:
+        """Close the connection without a word: the call was done, the client never hears."""
+        self.close_connection = True
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError as err:
+            log.debug("dropping a connection that was already gone: %s", err)
+
+    def _events(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.end_headers()
+
+        def write(chunk: bytes) -> None:
+            self.wfile.write(chunk)
+            self.wfile.flush()
+
+        try:
+            stream_events(self.server.app.events, write)
+        except OSError as err:  # the page went away
+            log.debug("event stream closed: %s", err)
+        self.close_connection = True
+
+    def _send_json(self, status: int, body: JSON, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        self._send(status, data, "application/json; charset=utf-8", headers)
+
+    def _send(
+        self, status: int, data: bytes, content_type: str, headers: dict[str, str] | None = None
+    ) -> None:
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("Cache-Control", "no-store")
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+        except OSError as err:  # the client hung up first
+            log.debug("could not answer: %s", err)

@@ -1,0 +1,228 @@
+"""Delivery against the local Slack, through the real slack_sdk client. One fake clock drives
+both the server's rate limits and delivery's pacing (its ``sleep`` moves the clock), so the
+tests run at Slack's real rates without waiting."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+import pytest
+
+from blocks.message import Message
+from bot.delivery import Delivery, SlackApi
+from bot.errors import SlackSetupError
+from bot.localslack import LocalSlack
+
+TOKEN = "xoxb-delivery-test"
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def slack(clock: FakeClock) -> Iterator[LocalSlack]:
+    with LocalSlack(token=TOKEN, rate_limits=True, clock=clock) as server:
+        yield server
+
+
+@pytest.fixture
+def delivery(slack: LocalSlack, clock: FakeClock) -> Delivery:
+    api = SlackApi(TOKEN, slack.base_url)
+    return Delivery(api, slack.channel_id(), clock=clock, sleep=clock.advance)
+
+
+def message(key: str, text: str, *, final: bool = False) -> Message:
+    block = {"type": "section", "text": {"type": "mrkdwn", "text": text}}
+    return Message(key, text, (block,), final)
+
+
+def channel_texts(slack: LocalSlack) -> list[tuple[str, list[str]]]:
+    """What a person sees: each top-level message's text and its replies' texts."""
+    out = []
+    for root in slack.channel_messages():
+        replies = slack.thread(slack.channel_id(), root["ts"])[1:]
+        out.append((root["text"], [reply["text"] for reply in replies]))
+    return out
+
+
+def calls(slack: LocalSlack, method: str) -> list[dict[str, Any]]:
+    found = []
+    for request in slack.requests:
+        if request.method == method:
+            body = orjson.loads(request.body) if request.content_type.endswith("json") else {}
+            found.append({**request.params, **body})
+    return found
+
+
+def test_a_sessions_messages_form_one_thread_started_by_its_root(
+    slack: LocalSlack, delivery: Delivery
+) -> None:
+    delivery.want("s1", [message("root", "Session"), message("text:1", "Hi"),
+                         message("tools:2", "Bash")])  # fmt: skip
+    assert delivery.flush()
+    assert channel_texts(slack) == [("Session", ["Hi", "Bash"])]
+
+
+def test_a_changed_message_is_updated_in_place_and_an_unchanged_one_is_not_sent(
+    slack: LocalSlack, delivery: Delivery
+) -> None:
+    delivery.want("s1", [message("root", "Session"), message("tools:1", "⏳ Bash")])
+    delivery.flush()
+    first_ts = slack.thread(slack.channel_id(), slack.channel_messages()[0]["ts"])[1]["ts"]
+    delivery.want("s1", [message("root", "Session"), message("tools:1", "✅ Bash")])
+    delivery.flush()
+    reply = slack.thread(slack.channel_id(), slack.channel_messages()[0]["ts"])[1]
+    assert (reply["ts"], reply["text"]) == (first_ts, "✅ Bash")
+    assert len(calls(slack, "chat.update")) == 1  # the root did not change: not sent
+
+
+def test_only_the_latest_state_of_a_message_is_sent(slack: LocalSlack, delivery: Delivery) -> None:
+    delivery.want("s1", [message("root", "v1")])
+    delivery.want("s1", [message("root", "v2")])
+    delivery.flush()
+    assert [c["text"] for c in calls(slack, "chat.postMessage")] == ["v2"]
+
+
+def test_final_states_go_before_intermediate_updates(
+    slack: LocalSlack, delivery: Delivery
+) -> None:
+    delivery.want("s1", [message("root", "r"), message("a", "a1"), message("b", "b1")])
+    delivery.flush()
+    delivery.want("s1", [message("root", "r"), message("a", "a2"),
+                         message("b", "b2", final=True)])  # fmt: skip
+    delivery.flush()
+    assert [c["text"] for c in calls(slack, "chat.update")] == ["b2", "a2"]
+
+
+def test_every_post_and_update_turns_off_unfurling_parsing_and_link_names(
+    slack: LocalSlack, delivery: Delivery
+) -> None:
+    delivery.want("s1", [message("root", "<https://x.test|x>")])
+    delivery.flush()
+    delivery.want("s1", [message("root", "changed")])
+    delivery.flush()
+    for call in calls(slack, "chat.postMessage") + calls(slack, "chat.update"):
+        assert (call["unfurl_links"], call["unfurl_media"], call["parse"], call["link_names"]) == (
+            False, False, "none", False,
+        )  # fmt: skip
+
+
+def test_the_root_reaction_follows_the_session(slack: LocalSlack, delivery: Delivery) -> None:
+    delivery.want("s1", [message("root", "r")], reaction="hourglass_flowing_sand")
+    delivery.flush()
+    delivery.want("s1", [message("root", "r")], reaction="white_check_mark")
+    delivery.flush()
+    root = slack.channel_messages()[0]
+    assert [r["name"] for r in root.get("reactions", [])] == ["white_check_mark"]
+
+
+def test_posts_keep_to_one_a_second_and_slack_never_answers_429(
+    slack: LocalSlack, delivery: Delivery, clock: FakeClock
+) -> None:
+    started = clock.now
+    delivery.want("s1", [message("root", "r"), *(message(f"m{i}", f"{i}") for i in range(20))])
+    delivery.flush()
+    assert slack.answered_429 == 0
+    assert clock.now - started >= 19  # 21 posts at one a second
+
+
+def test_updates_share_one_budget_and_slack_never_answers_429(
+    slack: LocalSlack, delivery: Delivery
+) -> None:
+    keys = [f"m{i}" for i in range(30)]
+    delivery.want("s1", [message("root", "r"), *(message(k, "1") for k in keys)])
+    delivery.flush()
+    for version in range(2, 5):
+        delivery.want("s1", [message("root", "r"), *(message(k, str(version)) for k in keys)])
+        delivery.flush()
+    assert slack.answered_429 == 0
+    assert len(calls(slack, "chat.update")) == 90
+
+
+def test_a_429_burst_is_waited_out_with_retry_after(
+    slack: LocalSlack, delivery: Delivery, clock: FakeClock
+) -> None:
+    slack.faults.configure(ratelimit_bursts={"chat.postMessage": 2}, retry_after=7)
+    started = clock.now
+    delivery.want("s1", [message("root", "r")])
+    assert delivery.flush()
+    assert channel_texts(slack) == [("r", [])]
+    assert clock.now - started >= 14
+    assert delivery.counts.rate_limited == 2
+
+
+def test_server_errors_are_retried_and_the_message_posted_once(
+    slack: LocalSlack, delivery: Delivery
+) -> None:
+    slack.faults.configure(error_rate=0.5, seed=3)
+    delivery.want("s1", [message("root", "r"), *(message(f"m{i}", f"{i}") for i in range(10))])
+    assert delivery.flush()
+    slack.faults.reset()
+    assert channel_texts(slack) == [("r", [str(i) for i in range(10)])]
+    assert delivery.counts.retries > 0
+
+
+def test_a_post_whose_answer_was_lost_is_found_not_posted_twice(
+    slack: LocalSlack, delivery: Delivery
+) -> None:
+    slack.faults.configure(drop_after_store={"chat.postMessage": 2})
+    delivery.want("s1", [message("root", "r"), message("text:1", "hello")])
+    assert delivery.flush()
+    assert channel_texts(slack) == [("r", ["hello"])]
+
+
+def test_refused_blocks_are_replaced_by_a_smaller_payload(
+    slack: LocalSlack, delivery: Delivery
+) -> None:
+    bad = Message("text:1", "the text", ({"type": "section", "text": {"type": "mrkdwn",
+                                                                     "text": "x" * 3001}},))
+    delivery.want("s1", [message("root", "r"), bad])
+    assert delivery.flush()
+    assert channel_texts(slack) == [("r", ["the text"])]
+    assert delivery.counts.fallbacks == 1
+
+
+def test_a_deleted_message_is_posted_again_and_its_new_ts_kept(
+    slack: LocalSlack, delivery: Delivery
+) -> None:
+    delivery.want("s1", [message("root", "r"), message("tools:1", "⏳")])
+    delivery.flush()
+    root_ts = slack.channel_messages()[0]["ts"]
+    old = slack.thread(slack.channel_id(), root_ts)[1]["ts"]
+    slack.api.chat_delete({"channel": slack.channel_id(), "ts": old, "token": TOKEN})
+    delivery.want("s1", [message("root", "r"), message("tools:1", "✅")])
+    delivery.flush()
+    replies = slack.thread(slack.channel_id(), root_ts)[1:]
+    assert [(r["text"], r["ts"] != old) for r in replies] == [("✅", True)]
+    assert delivery.ledger.sent("s1", "tools:1").ts == replies[0]["ts"]  # type: ignore[union-attr]
+
+
+def test_a_bad_token_stops_with_how_to_fix_it(slack: LocalSlack) -> None:
+    with pytest.raises(SlackSetupError, match=r"invalid_auth: .*SLACK_BOT_TOKEN"):
+        SlackApi("xoxb-wrong", slack.base_url).check_auth()
+
+
+def test_an_unknown_channel_stops_with_how_to_fix_it(slack: LocalSlack) -> None:
+    with pytest.raises(SlackSetupError, match="#nowhere: no such channel"):
+        SlackApi(TOKEN, slack.base_url).find_channel("#nowhere")
+
+
+def test_a_channel_without_the_app_stops_with_how_to_fix_it(slack: LocalSlack) -> None:
+    slack.create_channel("private-room", is_member=False)
+    with pytest.raises(SlackSetupError, match="/invite"):
+        SlackApi(TOKEN, slack.base_url).find_channel("private-room")
