@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 import orjson
 
-from bot import __version__
+from bot import __version__, commands
+from bot.config import Settings, load_settings
 from bot.errors import SlacktailError
 from bot.formats import FAMILIES
+from bot.logs import EventLog
 from bot.preview import build_preview, preview_document, preview_text
 from bot.session import SessionSettings, Verbosity
 
@@ -21,8 +24,8 @@ def _parser() -> argparse.ArgumentParser:
         prog="slacktail", description="Post what AI agents are doing to Slack."
     )
     parser.add_argument("--version", action="version", version=f"slacktail {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True)
-    preview = commands.add_parser(
+    subcommands = parser.add_subparsers(dest="command", required=True)
+    preview = subcommands.add_parser(
         "preview", help="show the threads a log becomes, as they would finally look"
     )
     preview.add_argument("files", nargs="+", type=Path, metavar="FILE")
@@ -34,7 +37,48 @@ def _parser() -> argparse.ArgumentParser:
         default=Verbosity.NORMAL.value,
         help="what to show (default: normal)",
     )
+    follow = subcommands.add_parser(
+        "follow", help="keep the Slack threads of a log's sessions current as it is written"
+    )
+    follow.add_argument("path", metavar="PATH", help="a log file, or - for standard input")
+    follow.add_argument("--once", action="store_true",
+                        help="process what is there, deliver the final state and exit")  # fmt: skip
+    _slack_options(follow)
+    run = subcommands.add_parser(
+        "run", help="run an agent, show its output, and post what it does to Slack"
+    )
+    _slack_options(run)
+    run.add_argument("agent", nargs=argparse.REMAINDER, metavar="-- CMD ARGS...",
+                     help="the agent's command line, after --")  # fmt: skip
+    local = subcommands.add_parser("local-slack", help="run the local Slack alone")
+    local.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (0: a free one)")
     return parser
+
+
+def _slack_options(parser: argparse.ArgumentParser) -> None:
+    """Settings flags; each overrides its SLACKTAIL_* variable and the settings file. There
+    is no flag for a token: SLACK_BOT_TOKEN comes from the environment only."""
+    parser.add_argument("--channel", help="channel name or id (default: SLACKTAIL_CHANNEL)")
+    parser.add_argument("--thread-ts", help="post into this existing thread")
+    parser.add_argument("--broadcast-result", action="store_true", default=None,
+                        help="also send each session's result to the channel")  # fmt: skip
+    parser.add_argument("--format", choices=sorted(FAMILIES), help="skip format detection")
+    parser.add_argument("--verbosity", choices=[v.value for v in Verbosity])
+    parser.add_argument("--slack-api-url", help="the Web API base URL (SLACK_API_URL)")
+    parser.add_argument("--config", type=Path, help="a TOML settings file (SLACKTAIL_CONFIG)")
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    flags = {
+        "channel": args.channel,
+        "thread_ts": args.thread_ts,
+        "broadcast_result": args.broadcast_result,
+        "format": args.format,
+        "verbosity": args.verbosity,
+        "slack_api_url": args.slack_api_url,
+    }
+    config = args.config or (Path(p) if (p := os.environ.get("SLACKTAIL_CONFIG")) else None)
+    return load_settings(flags, config)
 
 
 def _preview(args: argparse.Namespace) -> int:
@@ -50,9 +94,17 @@ def _preview(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    log = EventLog(sys.stderr)
     try:
         if args.command == "preview":
             return _preview(args)
+        if args.command == "follow":
+            return commands.follow(_settings(args), args.path, once=args.once, log=log)
+        if args.command == "run":
+            argv = args.agent[1:] if args.agent[:1] == ["--"] else args.agent
+            return commands.run(_settings(args), argv, log=log)
+        if args.command == "local-slack":
+            return commands.local_slack(args.port)
     except SlacktailError as error:
         print(f"slacktail: error: {error}", file=sys.stderr)
         return error.exit_code

@@ -1,0 +1,196 @@
+"""The file follower: appends picked up, partial lines held, a missing file refused, a shrinking
+file read again after a marker, and waiting on files with an injected clock."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from bot.errors import InputError
+from bot.sources.follow import FileFollower, wait_for_data
+from bot.sources.lines import Line, LongLine
+from bot.sources.source import Source, Truncated
+from tests.sources.helpers import data
+
+
+class FakeTime:
+    """A clock that only moves when slept on; ``on_sleep`` runs at each sleep."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.sleeps: list[float] = []
+        self.on_sleep: list[tuple[int, Path, bytes]] = []  # (at sleep #n, append to path, data)
+
+    def clock(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
+        for at, path, chunk in self.on_sleep:
+            if at == len(self.sleeps):
+                append(path, chunk)
+
+
+def append(path: Path, chunk: bytes) -> None:
+    with path.open("ab") as file:
+        file.write(chunk)
+
+
+@pytest.fixture
+def log(tmp_path: Path) -> Path:
+    path = tmp_path / "agent.jsonl"
+    path.write_bytes(b"")
+    return path
+
+
+def test_appended_lines_are_picked_up_on_each_read(log: Path) -> None:
+    with FileFollower(log) as follower:
+        assert follower.read_available() == []
+        append(log, b"one\ntwo\n")
+        assert follower.read_available() == [Line(1, 4, b"one"), Line(2, 8, b"two")]
+        assert follower.read_available() == []
+        append(log, b"three\n")
+        assert follower.read_available() == [Line(3, 14, b"three")]
+
+
+def test_lines_already_in_the_file_are_read_from_the_start(log: Path) -> None:
+    log.write_bytes(b"a\nb\n")
+    with FileFollower(log) as follower:
+        assert data(follower.read_available()) == [b"a", b"b"]
+
+
+def test_a_partial_line_is_held_until_it_is_completed(log: Path) -> None:
+    with FileFollower(log) as follower:
+        append(log, b'{"a": ')
+        assert follower.read_available() == []
+        assert follower.offset == 0
+        append(log, b"1}\n")
+        assert follower.read_available() == [Line(1, 9, b'{"a": 1}')]
+        assert follower.offset == 9
+
+
+def test_reading_starts_at_a_given_offset_after_a_given_line(log: Path) -> None:
+    log.write_bytes(b"old\nnew\n")
+    with FileFollower(log, offset=4, line_number=1) as follower:
+        assert follower.read_available() == [Line(2, 8, b"new")]
+
+
+def test_a_missing_file_is_a_one_line_input_error(tmp_path: Path) -> None:
+    with pytest.raises(InputError) as error:
+        FileFollower(tmp_path / "nope.jsonl")
+    assert str(error.value) == f"{tmp_path / 'nope.jsonl'}: no such file"
+
+
+def test_a_directory_is_a_one_line_input_error(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="is a directory"):
+        FileFollower(tmp_path)
+
+
+def test_a_missing_file_is_waited_for_when_asked(tmp_path: Path) -> None:
+    path = tmp_path / "later.jsonl"
+    with FileFollower(path, wait_for_file=True) as follower:
+        assert not follower.ready()
+        assert follower.read_available() == []
+        path.write_bytes(b"hello\n")
+        assert follower.ready()
+        assert data(follower.read_available()) == [b"hello"]
+
+
+def test_a_truncated_file_gives_a_marker_then_its_new_lines_from_the_start(log: Path) -> None:
+    with FileFollower(log) as follower:
+        append(log, b"first\nsecond\n")
+        assert len(follower.read_available()) == 2
+        log.write_bytes(b"new\n")
+        assert follower.read_available() == [Truncated(offset=13, size=4), Line(1, 4, b"new")]
+        append(log, b"more\n")
+        assert follower.read_available() == [Line(2, 9, b"more")]
+
+
+def test_truncation_drops_a_held_partial_line(log: Path) -> None:
+    with FileFollower(log) as follower:
+        append(log, b"complete\nhalf")
+        follower.read_available()
+        log.write_bytes(b"")
+        assert follower.read_available() == [Truncated(offset=13, size=0)]
+        append(log, b"fresh\n")
+        assert follower.read_available() == [Line(1, 6, b"fresh")]
+
+
+def test_an_offset_past_the_end_is_taken_as_a_truncation(log: Path) -> None:
+    log.write_bytes(b"short\n")
+    with FileFollower(log, offset=100, line_number=9) as follower:
+        assert follower.read_available() == [Truncated(offset=100, size=6), Line(1, 6, b"short")]
+
+
+def test_one_read_returns_at_most_its_limit_and_the_rest_comes_next(log: Path) -> None:
+    log.write_bytes(b"".join(b"%03d\n" % n for n in range(100)))  # 400 bytes
+    with FileFollower(log, chunk_bytes=16, read_limit=64) as follower:
+        first = follower.read_available()
+        assert len(first) == 16
+        assert follower.ready()
+        rest: list[bytes] = []
+        while follower.ready():
+            rest.extend(data(follower.read_available()))
+        assert data(first) + rest == [b"%03d" % n for n in range(100)]
+
+
+def test_a_long_line_in_the_file_is_a_marker_and_the_next_lines_are_read(log: Path) -> None:
+    log.write_bytes(b"a\n" + b"z" * 100 + b"\nb\n")
+    with FileFollower(log, max_line_bytes=50, chunk_bytes=8) as follower:
+        assert follower.read_available() == [
+            Line(1, 2, b"a"),
+            LongLine(2, 103, 100),
+            Line(3, 105, b"b"),
+        ]
+
+
+def test_stopping_at_the_end_emits_the_partial_last_line_and_closes(log: Path) -> None:
+    log.write_bytes(b"one\nlast")
+    follower = FileFollower(log, stop_at_end=True)
+    assert follower.read_available() == [Line(1, 4, b"one"), Line(2, 8, b"last")]
+    assert follower.closed
+    assert follower.read_available() == []
+    assert not follower.ready()
+
+
+def test_wait_for_data_returns_at_once_when_a_file_grew(log: Path) -> None:
+    fake = FakeTime()
+    follower = FileFollower(log, clock=fake.clock, sleep=fake.sleep)
+    append(log, b"x\n")
+    assert wait_for_data([follower], timeout=10)
+    assert fake.sleeps == []
+
+
+def test_wait_for_data_gives_up_after_the_timeout(log: Path) -> None:
+    fake = FakeTime()
+    follower = FileFollower(log, poll_interval=0.25, clock=fake.clock, sleep=fake.sleep)
+    assert not wait_for_data([follower], timeout=1.0)
+    assert fake.sleeps == [0.25, 0.25, 0.25, 0.25]
+
+
+def test_wait_for_data_wakes_when_any_of_several_files_grows(tmp_path: Path) -> None:
+    fake = FakeTime()
+    paths = [tmp_path / "a.jsonl", tmp_path / "b.jsonl"]
+    for path in paths:
+        path.write_bytes(b"")
+    followers: list[Source] = [
+        FileFollower(path, poll_interval=0.5, clock=fake.clock, sleep=fake.sleep) for path in paths
+    ]
+    fake.on_sleep.append((3, paths[1], b"late\n"))
+    assert wait_for_data(followers, timeout=60)
+    assert len(fake.sleeps) == 3
+    assert data(followers[1].read_available()) == [b"late"]
+
+
+def test_wait_ready_sees_a_write_from_another_thread(log: Path) -> None:
+    follower = FileFollower(log, poll_interval=0.01)
+    writer = threading.Timer(0.02, append, args=(log, b"hi\n"))
+    writer.start()
+    try:
+        assert follower.wait_ready(timeout=5)
+    finally:
+        writer.join()
+    assert data(follower.read_available()) == [b"hi"]
