@@ -23,11 +23,13 @@ from bot.logs import EventLog
 from bot.progress import ProgressBar
 from bot.session import SessionSettings
 from bot.sources.command import AgentCommand
+from bot.sources.files import WholeFile, is_document
 from bot.sources.follow import FileFollower
 from bot.sources.source import Source
 from bot.sources.stream import ChunkStream, StreamReader
 
 LOCAL_CHANNEL = "agents"
+DOCUMENT_MAX = 64_000_000  # a whole-document log larger than this is followed as lines
 
 
 @dataclass
@@ -88,9 +90,8 @@ def _follower(
     settings: Settings, slack: Slack, sources: list[Source], log: EventLog,
     progress: ProgressBar | None,
 ) -> Follower:  # fmt: skip
-    scale = 1.0  # our own pacing runs at Slack's real rates, against Slack or the local one
     delivery = Delivery(
-        slack.api, slack.channel, pacing=Pacing(scale), thread_ts=settings.thread_ts,
+        slack.api, slack.channel, pacing=Pacing(settings.rate_scale), thread_ts=settings.thread_ts,
         broadcast_result=settings.broadcast_result, log=log,
     )  # fmt: skip
     session_settings = SessionSettings(
@@ -105,10 +106,11 @@ def _source_for(path: str, *, once: bool) -> tuple[Source, int]:
         stdin = cast(ChunkStream, sys.stdin.buffer)  # a BufferedReader: it has read1
         return StreamReader(stdin, name="stdin"), 0
     follower = FileFollower(path, stop_at_end=once)
-    try:
-        size = Path(path).stat().st_size
-    except OSError:
-        size = 0
+    size = Path(path).stat().st_size
+    head = Path(path).read_bytes() if size < DOCUMENT_MAX else b""
+    if head and is_document(head):  # a .traj or a stored run: rewritten, not appended to
+        follower.close()
+        return WholeFile(Path(path), head), size
     return follower, size
 
 

@@ -51,6 +51,10 @@ class Settings(BaseSettings):
     orphan_after_s: float = Field(default=600.0, gt=0)
     format: str | None = None
     local_slack_port: int = Field(default=0, ge=0, le=65535)
+    rate_scale: float = Field(
+        default=1.0, gt=0, description="pace this many times faster (a local Slack whose "
+        "rate limits are scaled the same way); never above 1 against Slack itself",
+    )
 
     @field_validator("slack_api_url")
     @classmethod

@@ -15,6 +15,8 @@ import orjson
 from bot.errors import InputError
 from bot.formats.reader import ReaderStats, SourceReader
 from bot.records import Record
+from bot.sources.lines import Line
+from bot.sources.source import Item
 
 
 def read_bytes(path: Path) -> bytes:
@@ -35,6 +37,39 @@ def split_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
         return
     for number, line in enumerate(data.split(b"\n"), start=1):
         yield number, line.rstrip(b"\r")
+
+
+def is_document(data: bytes) -> bool:
+    """The file is one JSON document over many lines (not JSON Lines)."""
+    return _is_document(data)
+
+
+class WholeFile:
+    """A source that gives a whole JSON document as one line, then ends: a SWE-agent
+    ``.traj`` or an Agno stored run is rewritten, not appended to, so it is read whole."""
+
+    def __init__(self, path: Path, data: bytes) -> None:
+        self.name = str(path)
+        self._data: bytes | None = data
+
+    @property
+    def closed(self) -> bool:
+        return self._data is None
+
+    def read_available(self) -> list[Item]:
+        if self._data is None:
+            return []
+        data, self._data = self._data, None
+        return [Line(1, len(data), data)]
+
+    def ready(self) -> bool:
+        return self._data is not None
+
+    def wait_ready(self, timeout: float) -> bool:
+        return self.ready()
+
+    def close(self) -> None:
+        self._data = None
 
 
 def _is_document(data: bytes) -> bool:

@@ -1,0 +1,53 @@
+"""Following a log while it is written: a tool's message changes in place when it completes."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import orjson
+
+from bot.delivery import Delivery, SlackApi
+from bot.follower import Follower
+from bot.localslack import LocalSlack
+from bot.sources.follow import FileFollower
+
+TOKEN = "xoxb-live"
+SID = "live-1"
+
+
+def line(obj: dict[str, object]) -> bytes:
+    return orjson.dumps(obj) + b"\n"
+
+
+def turn(follower: Follower) -> None:
+    """One turn of the loop, rendered at once and delivered to the end."""
+    follower.read()
+    follower.render(force=True)
+    follower.delivery.flush()
+
+
+def test_a_tool_message_is_updated_in_place_when_the_tool_completes(tmp_path: Path) -> None:
+    log = tmp_path / "agent.jsonl"
+    log.write_bytes(
+        line({"type": "system", "subtype": "init", "session_id": SID, "cwd": "/w", "model": "m"})
+        + line({"type": "assistant", "session_id": SID, "message": {"id": "m1", "content": [
+            {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "make"}}]}})
+    )  # fmt: skip
+    with LocalSlack(token=TOKEN, rate_limits=False) as slack:
+        delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id())
+        follower = Follower([FileFollower(log)], delivery,
+                            wall_clock=lambda: datetime(2026, 1, 1, tzinfo=UTC))  # fmt: skip
+        turn(follower)
+        root = slack.channel_messages()[0]
+        (running,) = slack.thread(slack.channel_id(), root["ts"])[1:]
+        assert running["blocks"][0]["text"]["text"].startswith("⏳ *Bash* `make`")
+
+        with log.open("ab") as more:  # the agent goes on writing
+            more.write(line({"type": "user", "session_id": SID, "message": {"content": [
+                {"type": "tool_result", "tool_use_id": "t1", "content": "built"}]}}))  # fmt: skip
+        turn(follower)
+        (done,) = slack.thread(slack.channel_id(), root["ts"])[1:]
+        assert done["ts"] == running["ts"]
+        assert done["blocks"][0]["text"]["text"].startswith("✅ *Bash* `make`")
+        assert not follower.input_ended  # still following
