@@ -226,3 +226,27 @@ def test_a_channel_without_the_app_stops_with_how_to_fix_it(slack: LocalSlack) -
     slack.create_channel("private-room", is_member=False)
     with pytest.raises(SlackSetupError, match="/invite"):
         SlackApi(TOKEN, slack.base_url).find_channel("private-room")
+
+
+def test_with_a_thread_ts_everything_goes_into_that_existing_thread(
+    slack: LocalSlack, clock: FakeClock
+) -> None:
+    existing = slack.post_as_user("agents", "Nightly run starts here")
+    delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id(), clock=clock,
+                        sleep=clock.advance, thread_ts=existing)  # fmt: skip
+    delivery.want("s1", [message("root", "Session"), message("text:1", "Hi")])
+    assert delivery.flush()
+    assert channel_texts(slack) == [("Nightly run starts here", ["Session", "Hi"])]
+
+
+def test_broadcast_result_sends_the_result_to_the_channel_too(
+    slack: LocalSlack, clock: FakeClock
+) -> None:
+    delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id(), clock=clock,
+                        sleep=clock.advance, broadcast_result=True)  # fmt: skip
+    delivery.want("s1", [message("root", "Session"), message("text:1", "Hi"),
+                         message("result", "Done")])  # fmt: skip
+    assert delivery.flush()
+    posts = calls(slack, "chat.postMessage")
+    broadcast = {c["text"]: c.get("reply_broadcast", False) for c in posts}
+    assert broadcast == {"Session": False, "Hi": False, "Done": True}
