@@ -3,6 +3,8 @@
 
 The page renders untrusted message text with DOM nodes and `textContent` only; nothing here
 ever carries the token (the state is the workspace's channels and messages, nothing else).
+On each change it redraws only the messages that changed, each inside its own element
+(`article#msg-<ts>`), which it keeps for as long as the message is shown: an edit is seen in place.
 """
 
 from __future__ import annotations

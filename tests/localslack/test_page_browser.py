@@ -1,0 +1,333 @@
+"""The local Slack's page in a real browser: headless Chromium from Debian's packages, driven by
+Selenium, watching slacktail's real delivery path (a log file → Follower → Delivery → local Slack).
+
+It proves what a person watching the page sees: a session's thread appears without a reload, its
+tool message shows running (⏳) and then done (✅) in the same element, the root's reaction
+follows the session, untrusted text is shown as text (nothing runs, no element is made from it),
+and the bot token never reaches the page.
+
+.ci/run installs `chromium` and `chromium-driver`; where they are missing the test is skipped,
+saying what to install. Set SLACKTAIL_SCREENSHOTS=DIR to keep a screenshot of each step.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TypeVar
+
+import orjson
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.remote.webelement import WebElement
+from selenium.webdriver.support.ui import WebDriverWait
+
+from bot.delivery import Delivery, SlackApi
+from bot.follower import Follower
+from bot.localslack import LocalSlack
+from bot.sources.follow import FileFollower
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+CHROMIUM_FLAGS = (
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--window-size=1280,900",
+)
+WAIT_S = 10.0  # the deadline of every wait; each normally ends in well under a second
+TOKEN = "xoxb-browser-test-7f3a9c-do-not-show"
+SID = "browser-1"
+T = TypeVar("T")
+
+# Records, in the page, every alert/confirm/prompt call and every element added to the document
+# that could run code or fetch something (script, img, iframe, …, or any on* attribute).
+WATCH_THE_PAGE = """
+window.__alerts = [];
+for (const name of ["alert", "confirm", "prompt"]) {
+  window[name] = (message) => { window.__alerts.push(name + ": " + message); };
+}
+window.__inserted = [];
+const RISKY = new Set(["SCRIPT", "IMG", "IFRAME", "OBJECT", "EMBED", "SVG", "LINK", "STYLE"]);
+const check = (node) => {
+  if (node.nodeType !== 1) return;
+  for (const each of [node, ...node.querySelectorAll("*")]) {
+    const handlers = [...each.attributes].filter((a) => a.name.startsWith("on"));
+    if (RISKY.has(each.tagName.toUpperCase()) || handlers.length) {
+      window.__inserted.push(each.outerHTML.slice(0, 200));
+    }
+  }
+};
+new MutationObserver((changes) => {
+  for (const change of changes) change.addedNodes.forEach(check);
+}).observe(document, { childList: true, subtree: true });
+"""
+
+
+def missing_browser() -> list[str]:
+    return [str(p) for p in (CHROMIUM, CHROMEDRIVER) if not os.access(p, os.X_OK)]
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebDriver]:
+    """Headless Chromium with a fresh profile; Selenium never looks for or downloads a driver."""
+    missing = missing_browser()
+    if missing:
+        pytest.skip(
+            f"the browser test needs {' and '.join(missing)}: install Debian's packages with "
+            "`apt-get install chromium chromium-driver` (.ci/run does, as root)"
+        )
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in CHROMIUM_FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("SE_OFFLINE", "true")  # the driver's path is given: Selenium Manager stays out
+        driver = webdriver.Chrome(options=options, service=Service(str(CHROMEDRIVER)))
+    try:
+        driver.set_page_load_timeout(WAIT_S)
+        driver.set_script_timeout(WAIT_S)
+        yield driver
+    finally:
+        driver.quit()
+
+
+@pytest.fixture
+def slack() -> Iterator[LocalSlack]:
+    with LocalSlack(token=TOKEN, rate_limits=False) as server:
+        yield server
+
+
+def wait_for(driver: WebDriver, what: str, condition: Callable[[WebDriver], T]) -> T:
+    """`condition`'s first truthy answer, polled until the deadline (then a timeout naming
+    `what`). A stale element is not waited out: it fails the test at once."""
+    return WebDriverWait(driver, WAIT_S, poll_frequency=0.05).until(
+        condition, message=f"waited {WAIT_S:.0f}s for {what}"
+    )
+
+
+@contextlib.contextmanager
+def screenshot_on_failure(driver: WebDriver, path: Path) -> Iterator[None]:
+    try:
+        yield
+    except BaseException:
+        with contextlib.suppress(Exception):
+            driver.save_screenshot(str(path))
+            print(f"screenshot of the page: {path}")
+        raise
+
+
+def snap(driver: WebDriver, name: str) -> None:
+    folder = os.environ.get("SLACKTAIL_SCREENSHOTS")
+    if folder:
+        driver.save_screenshot(str(Path(folder) / f"{name}.png"))
+
+
+def record(obj: dict[str, object]) -> bytes:
+    return orjson.dumps(obj) + b"\n"
+
+
+def append(log: Path, *records: dict[str, object]) -> None:
+    """The agent writes more of its log."""
+    with log.open("ab") as out:
+        out.write(b"".join(record(r) for r in records))
+
+
+def turn(follower: Follower) -> None:
+    """One turn of slacktail's loop: read, render, deliver to the end."""
+    follower.read()
+    follower.render(force=True)
+    follower.delivery.flush()
+
+
+def follow(slack: LocalSlack, log: Path) -> Follower:
+    delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id())
+    return Follower(
+        [FileFollower(log)], delivery, wall_clock=lambda: datetime(2026, 1, 1, tzinfo=UTC)
+    )
+
+
+def dom_id(ts: str) -> str:
+    return "msg-" + ts.replace(".", "-")
+
+
+def body_text(message: WebElement) -> str:
+    """What the message says, as shown (its author line and time left out)."""
+    return str(message.find_element(By.CSS_SELECTOR, ":scope > .msg-main > .msg-body").text)
+
+
+def thread(root: WebElement) -> WebElement:
+    """The thread under a root message (redrawn with the root: look it up each time)."""
+    ts = root.get_attribute("data-ts")
+    return root.find_element(By.CSS_SELECTOR, f'.thread[data-thread-ts="{ts}"]')
+
+
+def reactions(message: WebElement) -> set[str]:
+    chips = message.find_elements(By.CSS_SELECTOR, ":scope > .msg-main > .reactions > .reaction")
+    return {str(chip.get_attribute("data-name")) for chip in chips}
+
+
+def open_page(driver: WebDriver, slack: LocalSlack) -> None:
+    driver.get(slack.page_url)
+    wait_for(
+        driver,
+        "the page's live stream",
+        lambda d: d.find_element(By.ID, "live").get_attribute("data-status") == "live",
+    )
+    wait_for(
+        driver,
+        "the empty #agents channel",
+        lambda d: "No messages yet." in d.find_element(By.ID, "messages").text,
+    )
+    driver.execute_script("window.__samePage = true;" + WATCH_THE_PAGE)
+
+
+# The agent's log (Claude Code's stream-json), record by record.
+INIT = {"type": "system", "subtype": "init", "session_id": SID, "cwd": "/w/app", "model": "m"}
+
+
+def assistant(*content: dict[str, object]) -> dict[str, object]:
+    return {"type": "assistant", "session_id": SID, "message": {"id": "m1", "content": content}}
+
+
+def tool_use(tool_id: str, name: str, tool_input: dict[str, object]) -> dict[str, object]:
+    return assistant({"type": "tool_use", "id": tool_id, "name": name, "input": tool_input})
+
+
+def tool_result(tool_id: str, output: str) -> dict[str, object]:
+    result = {"type": "tool_result", "tool_use_id": tool_id, "content": output}
+    return {"type": "user", "session_id": SID, "message": {"content": [result]}}
+
+
+def success(text: str) -> dict[str, object]:
+    return {"type": "result", "subtype": "success", "session_id": SID, "is_error": False,
+            "result": text, "num_turns": 2, "duration_ms": 2500}  # fmt: skip
+
+
+def test_a_thread_appears_and_its_tool_message_goes_from_running_to_done_in_place(
+    browser: WebDriver, slack: LocalSlack, tmp_path: Path
+) -> None:
+    log = tmp_path / "agent.jsonl"
+    log.write_bytes(b"")
+    follower = follow(slack, log)
+    with screenshot_on_failure(browser, tmp_path / "page.png"):
+        open_page(browser, slack)
+
+        append(log, INIT, tool_use("t1", "Bash", {"command": "make test"}))
+        turn(follower)
+        root = slack.channel_messages()[0]
+        (tool,) = slack.thread(slack.channel_id(), root["ts"])[1:]
+
+        # The thread appears: the session's root message, and in its thread the tool, running.
+        root_el = wait_for(
+            browser,
+            "the session's root message",
+            lambda d: d.find_element(By.ID, dom_id(root["ts"])),
+        )
+        tool_el = wait_for(
+            browser,
+            "the tool's message in the thread",
+            lambda d: thread(root_el).find_element(By.ID, dom_id(tool["ts"])),
+        )
+        running = wait_for(
+            browser,
+            "the tool shown running",
+            lambda d: body_text(tool_el).startswith("⏳ Bash make test") and body_text(tool_el),
+        )
+        assert "Claude Code" in body_text(root_el) and "Running" in body_text(root_el)
+        assert reactions(root_el) == {"hourglass_flowing_sand"}
+        snap(browser, "1-running")
+
+        # The tool completes while the page stays open: the SAME element turns to done. (Had the
+        # page replaced the element, `tool_el` would be stale and this wait would fail at once.)
+        append(log, tool_result("t1", "42 passed"))
+        turn(follower)
+        done = wait_for(
+            browser,
+            "the same tool message shown done",
+            lambda d: body_text(tool_el).startswith("✅ Bash make test") and body_text(tool_el),
+        )
+        assert "⏳" not in done and "42 passed" in done, (running, done)
+        assert tool_el.get_attribute("id") == dom_id(tool["ts"])
+        assert slack.thread(slack.channel_id(), root["ts"])[1]["ts"] == tool["ts"]
+        tools = [
+            m
+            for m in thread(root_el).find_elements(By.CSS_SELECTOR, "article.message")
+            if "make test" in body_text(m)
+        ]
+        assert tools == [tool_el]  # one message for the tool, never a second one
+        snap(browser, "2-done")
+
+        # The session ends: the root's status and reaction follow, still without a reload.
+        append(log, success("All tests pass"))
+        turn(follower)
+        wait_for(
+            browser,
+            "the root's status and reaction to turn to done",
+            lambda d: (
+                reactions(root_el) == {"white_check_mark"} and "✅ Succeeded" in body_text(root_el)
+            ),
+        )
+        wait_for(
+            browser, "the result in the thread", lambda d: "All tests pass" in thread(root_el).text
+        )
+        assert browser.execute_script("return window.__samePage === true;"), "the page reloaded"
+        assert browser.execute_script("return window.__alerts.concat(window.__inserted);") == []
+        snap(browser, "3-finished")
+
+
+def test_untrusted_text_is_shown_literally_and_the_token_never(
+    browser: WebDriver, slack: LocalSlack, tmp_path: Path
+) -> None:
+    hostile = (
+        "Pinging <!channel> and <@U0LOCALUSR>: <script>alert(1)</script> "
+        '<img src=x onerror="alert(2)"> & *done*'
+    )
+    log = tmp_path / "agent.jsonl"
+    log.write_bytes(b"")
+    follower = follow(slack, log)
+    with screenshot_on_failure(browser, tmp_path / "page.png"):
+        open_page(browser, slack)
+        append(log, INIT, assistant({"type": "text", "text": hostile}))
+        turn(follower)
+        root = slack.channel_messages()[0]
+        (said,) = slack.thread(slack.channel_id(), root["ts"])[1:]
+
+        said_el = wait_for(
+            browser,
+            "the assistant's text in the thread",
+            lambda d: d.find_element(By.ID, dom_id(said["ts"])),
+        )
+        text = wait_for(browser, "the text rendered", lambda d: body_text(said_el))
+        for literal in (
+            "<!channel>",
+            "<@U0LOCALUSR>",
+            "<script>alert(1)</script>",
+            '<img src=x onerror="alert(2)">',
+            " & ",
+        ):
+            assert literal in text, (literal, text)
+        assert not said_el.find_elements(By.CSS_SELECTOR, ".mention, script, img, a")
+        assert browser.execute_script("return window.__alerts;") == []
+        assert browser.execute_script("return window.__inserted;") == []
+        assert browser.execute_script("return document.scripts.length;") == 1  # the page's own
+        snap(browser, "4-untrusted")
+
+        assert TOKEN not in browser.page_source
+        state = browser.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "fetch('/_state').then((r) => r.text()).then(done, (e) => done('failed: ' + e));"
+        )
+        assert str(state).startswith("{") and TOKEN not in str(state)
