@@ -1,9 +1,11 @@
 """The main loop of ``follow`` and ``run``: sources → formats → sessions → messages → Slack.
 
 Each turn reads what the sources have (never blocking on one), feeds the records to their
-sessions, re-renders only the sessions that changed (at most every ``render_every_s``), and
-lets delivery send what its budgets allow; then it waits for more input or for delivery's
-next slot, whichever comes first.
+sessions, re-renders only the sessions that changed (at most every ``render_every_s``, or
+sooner, every ``FRESH_RENDER_S``, when the shared update budget has room: an update that goes
+at once should carry what was just read, not what was read half a second ago), and lets
+delivery send what its budgets allow; then it waits for more input or for delivery's next
+slot, whichever comes first.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from bot.sources.lines import Line, LongLine
 from bot.sources.source import Source, Truncated
 
 RENDER_EVERY_S = 0.5
+FRESH_RENDER_S = 0.1
 IDLE_WAIT_S = 0.25
 
 
@@ -132,6 +135,13 @@ class Follower:
             if wait is None or wait > 0:
                 return wait
 
+    def _update_may_go(self) -> bool:
+        """A render now would be sent at once: the update budget has room, and something
+        changed since a render a little while ago."""
+        if not self._touched or self.clock() - self._rendered_at < FRESH_RENDER_S:
+            return False
+        return self.delivery.update_may_go()
+
     @property
     def input_ended(self) -> bool:
         return all(source.closed for source in self.sources)
@@ -146,7 +156,7 @@ class Follower:
             self.read()
             if self.input_ended:
                 break
-            self.render()
+            self.render(force=self._update_may_go())
             wait = self.deliver()
             self._wait(IDLE_WAIT_S if wait is None else min(wait, IDLE_WAIT_S))
         self.finish(drain_s if stop.is_set() else None)

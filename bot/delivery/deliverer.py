@@ -3,8 +3,14 @@
 ``want()`` records the latest desired messages of a session (a newer state replaces an older
 one still waiting: coalescing is free). ``step()`` sends one call when its budget allows, in
 this order: new messages (the root first: it starts the thread), then updates that bring a
-message to its final state, then other updates, then reactions. An unchanged message is never
-sent again.
+message to its final state, then other updates, the change that has waited longest first, then
+reactions. An unchanged message is never sent again.
+
+A running session's root only repeats what its thread shows (counts, elapsed minutes), and
+updates share one budget: a root's change waits ``ROOT_WAIT_S`` before it may go, and then
+ranks as if made ``ROOT_YIELD_S`` later, so the thread's own messages, which people read, go
+first; when the session ends its root goes at once. ``flush()`` sends everything without
+waiting.
 
 Retries (5xx, connection errors) back off with tenacity. A post whose outcome is unknown is
 looked up in the thread by the key in its metadata before it is sent again, so a message is
@@ -31,6 +37,8 @@ from bot.logs import EventLog
 Clock = Callable[[], float]
 FALLBACK_TEXT = 2900
 OUTAGE_PAUSE = 15.0  # after retries ran out: wait this long before trying that budget again
+ROOT_WAIT_S = 15.0  # a running session's changed root waits at least this long for its update
+ROOT_YIELD_S = 60.0  # ...and yields to other messages' changes up to this much younger
 
 
 @dataclass(slots=True)
@@ -41,6 +49,7 @@ class Wanted:
     digest: str
     final: bool
     order: int
+    since: float  # when this change began to wait (clock seconds)
     in_doubt: bool = False  # a post was tried and may have been stored: look before posting
 
 
@@ -87,6 +96,7 @@ class Delivery:
 
     def want(self, session_id: str, messages: list[Message], reaction: str | None = None) -> None:
         """The session's thread should now look like ``messages`` (root first)."""
+        now = self.clock()
         for message in messages:
             payload = message.payload()
             fingerprint = digest(payload)
@@ -96,10 +106,10 @@ class Delivery:
                 self._wanted.pop(key, None)
                 continue
             waiting = self._wanted.get(key)
-            order = waiting.order if waiting is not None else self._next_order()
+            order, since = (waiting.order, waiting.since) if waiting else (self._next_order(), now)
             doubt = waiting is not None and waiting.in_doubt
             self._wanted[key] = Wanted(session_id, message.key, payload, fingerprint,
-                                       message.final, order, doubt)  # fmt: skip
+                                       message.final, order, since, doubt)  # fmt: skip
         if reaction is not None and self.ledger.reactions.get(session_id) != reaction:
             self._reactions[session_id] = reaction
 
@@ -107,20 +117,25 @@ class Delivery:
         self._order += 1
         return self._order
 
+    def update_may_go(self) -> bool:
+        """Whether the shared update budget has room now: what is rendered now goes at once."""
+        return self.pacing.updates.wait(self.clock()) <= 0
+
     @property
     def pending(self) -> int:
         return len(self._wanted) + len(self._reactions)
 
     # --- sending --------------------------------------------------------------------------
 
-    def step(self) -> float | None:
-        """Send one call if one may go now. Returns 0 after a call, the seconds until the
-        next call may go, or None when nothing is waiting."""
+    def step(self, *, hurry: bool = False) -> float | None:
+        """Send one call if one may go now (``hurry``: a root need not wait to be due).
+        Returns 0 after a call, the seconds until the next call may go, or None when nothing
+        is waiting."""
         now = self.clock()
-        choices = self._choices()
+        choices, due_in = self._choices(now, hurry)
         if not choices:
-            return None
-        waits = []
+            return due_in
+        waits = [] if due_in is None else [due_in]
         for bucket, send in choices:
             wait = bucket.wait(now)
             if wait <= 0:
@@ -143,7 +158,7 @@ class Delivery:
         """Send everything waiting (pacing by sleeping); True when nothing is left."""
         started = self.clock()
         while True:
-            wait = self.step()
+            wait = self.step(hurry=True)
             if wait is None:
                 return True
             if deadline_s is not None and self.clock() - started > deadline_s:
@@ -151,20 +166,23 @@ class Delivery:
             if wait > 0:
                 self.sleep(wait)
 
-    def _choices(self) -> list[tuple[Bucket, Callable[[], None]]]:
-        """At most one candidate per budget, the most urgent first."""
+    def _choices(
+        self, now: float, hurry: bool
+    ) -> tuple[list[tuple[Bucket, Callable[[], None]]], float | None]:
+        """At most one candidate per budget, the most urgent first; and the seconds until an
+        update that is not yet due will be (None: there is none)."""
         choices: list[tuple[Bucket, Callable[[], None]]] = []
         post = self._next_post()
         if post is not None:
             choices.append((self.pacing.for_posts(self.channel), lambda: self._post(post)))
-        update = self._next_update()
+        update, due_in = self._next_update(now, hurry)
         if update is not None:
             choices.append((self.pacing.updates, lambda: self._update(update)))
         if self._reactions:
             session_id = next(iter(self._reactions))
             if self.ledger.thread_of(session_id) is not None:
                 choices.append((self.pacing.reactions, lambda: self._react(session_id)))
-        return choices
+        return choices, due_in
 
     def _next_post(self) -> Wanted | None:
         best: Wanted | None = None
@@ -177,14 +195,23 @@ class Delivery:
                 best = wanted
         return best
 
-    def _next_update(self) -> Wanted | None:
-        best: Wanted | None = None
+    def _next_update(self, now: float, hurry: bool) -> tuple[Wanted | None, float | None]:
+        """The most urgent update that is due (final states first, then the longest waiting),
+        and the seconds until the next one not yet due will be."""
+        best: tuple[bool, float, int] | None = None
+        chosen: Wanted | None = None
+        due_in: float | None = None
         for wanted in self._wanted.values():
             if self.ledger.sent(wanted.session_id, wanted.key) is None:
                 continue
-            if best is None or (not best.final, best.order) > (not wanted.final, wanted.order):
-                best = wanted
-        return best
+            due, ranked_at = _due(wanted)
+            if due > now and not hurry:
+                due_in = due - now if due_in is None else min(due_in, due - now)
+                continue
+            rank = (not wanted.final, ranked_at, wanted.order)
+            if best is None or rank < best:
+                best, chosen = rank, wanted
+        return chosen, due_in
 
     # --- calls ----------------------------------------------------------------------------
 
@@ -268,6 +295,13 @@ class Delivery:
     def _note_fallback(self, wanted: Wanted, error: str) -> None:
         self.counts = _add(self.counts, fallbacks=1)
         self.log.event("fallback_payload", session=wanted.session_id, key=wanted.key, error=error)
+
+
+def _due(wanted: Wanted) -> tuple[float, float]:
+    """When an update may go, and the time it ranks by (the older, the sooner it goes)."""
+    if wanted.key == "root" and not wanted.final:
+        return wanted.since + ROOT_WAIT_S, wanted.since + ROOT_YIELD_S
+    return wanted.since, wanted.since
 
 
 def _fallback(payload: dict[str, Any]) -> dict[str, Any]:

@@ -256,11 +256,21 @@ class Session:
 
     def _show_in_group(self, call_id: str) -> None:
         last = self.items[-1] if self.items else None
-        if not isinstance(last, ToolGroup) or last.calls >= self.settings.tools_per_group:
+        if not isinstance(last, ToolGroup) or self._group_done(last):
             last = ToolGroup(self._key("tools"))
             self.items.append(last)
         last.add_call(call_id)
         self.calls[call_id].shown = True
+
+    def _group_done(self, group: ToolGroup) -> bool:
+        """A group takes no more calls once full, or once half full with every call finished:
+        then the agent's next step starts a new message (a post, from the channel's budget)
+        rather than changing this one again (an update, from the workspace's shared one)."""
+        size = self.settings.tools_per_group
+        if group.calls >= size:
+            return True
+        finished = not any(self.calls[call_id].status.is_open for call_id in group.call_ids)
+        return group.calls >= size // 2 and finished
 
     def _tool_result(self, record: ToolResult, at: datetime | None, shown: bool) -> None:
         call = self.calls.get(record.call_id)
