@@ -31,3 +31,20 @@ def corpus_files() -> list[Path]:
     if not CORPUS.is_dir():
         return []
     return sorted(p for p in CORPUS.glob("*/*") if p.is_file() and p.suffix != ".md")
+
+
+class FakeClock:
+    """A monotonic clock that moves only when told to: ``advance(s)``, or ``sleep(s)`` given to
+    code that paces itself (it always moves time on, so a zero wait cannot spin forever)."""
+
+    def __init__(self, now: float = 1000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+    def sleep(self, seconds: float) -> None:
+        self.now += max(seconds, 0.001)

@@ -14,19 +14,9 @@ from blocks.message import Message
 from bot.delivery import Delivery, SlackApi
 from bot.errors import SlackSetupError
 from bot.localslack import LocalSlack
+from tests.conftest import FakeClock
 
 TOKEN = "xoxb-delivery-test"
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
 
 
 @pytest.fixture
@@ -43,7 +33,7 @@ def slack(clock: FakeClock) -> Iterator[LocalSlack]:
 @pytest.fixture
 def delivery(slack: LocalSlack, clock: FakeClock) -> Delivery:
     api = SlackApi(TOKEN, slack.base_url)
-    return Delivery(api, slack.channel_id(), clock=clock, sleep=clock.advance)
+    return Delivery(api, slack.channel_id(), clock=clock, sleep=clock.sleep)
 
 
 def message(key: str, text: str, *, final: bool = False) -> Message:
@@ -233,7 +223,7 @@ def test_with_a_thread_ts_everything_goes_into_that_existing_thread(
 ) -> None:
     existing = slack.post_as_user("agents", "Nightly run starts here")
     delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id(), clock=clock,
-                        sleep=clock.advance, thread_ts=existing)  # fmt: skip
+                        sleep=clock.sleep, thread_ts=existing)  # fmt: skip
     delivery.want("s1", [message("root", "Session"), message("text:1", "Hi")])
     assert delivery.flush()
     assert channel_texts(slack) == [("Nightly run starts here", ["Session", "Hi"])]
@@ -243,7 +233,7 @@ def test_broadcast_result_sends_the_result_to_the_channel_too(
     slack: LocalSlack, clock: FakeClock
 ) -> None:
     delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id(), clock=clock,
-                        sleep=clock.advance, broadcast_result=True)  # fmt: skip
+                        sleep=clock.sleep, broadcast_result=True)  # fmt: skip
     delivery.want("s1", [message("root", "Session"), message("text:1", "Hi"),
                          message("result", "Done")])  # fmt: skip
     assert delivery.flush()

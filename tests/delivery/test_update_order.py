@@ -10,7 +10,8 @@ import pytest
 from bot.delivery import Delivery, SlackApi
 from bot.delivery.deliverer import ROOT_WAIT_S
 from bot.localslack import LocalSlack
-from tests.delivery.test_deliverer import TOKEN, FakeClock, calls, message
+from tests.conftest import FakeClock
+from tests.delivery.test_deliverer import TOKEN, calls, message
 
 
 @pytest.fixture
@@ -27,7 +28,7 @@ def slack(clock: FakeClock) -> Iterator[LocalSlack]:
 @pytest.fixture
 def delivery(slack: LocalSlack, clock: FakeClock) -> Delivery:
     delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id(), clock=clock,
-                        sleep=clock.advance)  # fmt: skip
+                        sleep=clock.sleep)  # fmt: skip
     delivery.want("s1", [message("root", "r1"), message("tools:1", "a1")])
     delivery.flush()
     return delivery

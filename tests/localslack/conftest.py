@@ -8,21 +8,9 @@ import pytest
 from slack_sdk import WebClient
 
 from bot.localslack import LocalSlack
+from tests.conftest import FakeClock
 
 TOKEN = "xoxb-test-token-1234"
-
-
-class FakeClock:
-    """A clock that moves only when told to."""
-
-    def __init__(self, now: float = 1000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
 
 
 @pytest.fixture

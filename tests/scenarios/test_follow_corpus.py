@@ -18,23 +18,12 @@ from bot.localslack import LocalSlack
 from bot.sources.files import WholeFile, is_document
 from bot.sources.follow import FileFollower
 from bot.sources.source import Source
-from tests.conftest import CORPUS_MISSING, corpus_files
+from tests.conftest import CORPUS_MISSING, FakeClock, corpus_files
 
 TOKEN = "xoxb-scenario"
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 JSON_LINES = [path for path in corpus_files()]
 needs_corpus = pytest.mark.skipif(not JSON_LINES, reason=CORPUS_MISSING)
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += max(seconds, 0.001)
 
 
 @pytest.fixture
@@ -51,7 +40,7 @@ def slack(clock: FakeClock) -> Iterator[LocalSlack]:
 def follow_once(path: Path, slack: LocalSlack, clock: FakeClock) -> Follower:
     """``slacktail follow --once PATH``, with the fake clock."""
     delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id(), clock=clock,
-                        sleep=clock.advance)  # fmt: skip
+                        sleep=clock.sleep)  # fmt: skip
     data = path.read_bytes()
     source: Source = (
         WholeFile(path, data) if is_document(data) else FileFollower(path, stop_at_end=True)
