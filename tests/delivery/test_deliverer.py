@@ -4,7 +4,6 @@ tests run at Slack's real rates without waiting."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import orjson
@@ -15,19 +14,7 @@ from bot.delivery import Delivery, SlackApi
 from bot.errors import SlackSetupError
 from bot.localslack import LocalSlack
 from tests.conftest import FakeClock
-
-TOKEN = "xoxb-delivery-test"
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def slack(clock: FakeClock) -> Iterator[LocalSlack]:
-    with LocalSlack(token=TOKEN, rate_limits=True, clock=clock) as server:
-        yield server
+from tests.delivery.conftest import TOKEN
 
 
 @pytest.fixture

@@ -3,26 +3,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from bot.delivery import Delivery, SlackApi
 from bot.delivery.deliverer import ROOT_WAIT_S
 from bot.localslack import LocalSlack
 from tests.conftest import FakeClock
-from tests.delivery.test_deliverer import TOKEN, calls, message
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def slack(clock: FakeClock) -> Iterator[LocalSlack]:
-    with LocalSlack(token=TOKEN, rate_limits=True, clock=clock) as server:
-        yield server
+from tests.delivery.conftest import TOKEN
+from tests.delivery.test_deliverer import calls, message
 
 
 @pytest.fixture
