@@ -26,7 +26,7 @@ from bot.records import (
     UserText,
 )
 from bot.sources.files import read_records, split_lines
-from tests.conftest import CORPUS, FIXTURES, corpus_file
+from tests.conftest import FIXTURES, corpus_file
 
 R = TypeVar("R", bound=Record)
 
@@ -103,20 +103,7 @@ def test_detect_claims_every_seed_004_example() -> None:
         assert all(openai_messages.detect(v) for v, _ in values_of(FIXTURES / name))
 
 
-@pytest.mark.parametrize(
-    "family_dir", ["claude-stream-json", "claude-transcript", "agno-events", "legion-backend"]
-)
-def test_detect_rejects_every_value_of_the_other_families(family_dir: str) -> None:
-    folder = CORPUS / family_dir
-    if not folder.is_dir():
-        pytest.skip(f"the shared corpus is not at {CORPUS}")
-    claimed = [
-        (path.name, line)
-        for path in sorted(folder.iterdir())
-        for value, line in values_of(path)
-        if openai_messages.detect(value)
-    ]
-    assert claimed == []
+
 
 
 @pytest.mark.parametrize("name", ALL_FILES)

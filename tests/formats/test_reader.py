@@ -5,11 +5,13 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.errors import FormatError
+from bot.formats import FAMILIES
 from bot.formats import reader as reader_module
 from bot.formats.reader import SourceReader
 from bot.records import Record, Unparsed
@@ -185,3 +187,29 @@ def test_an_assistant_block_with_a_list_type_does_not_crash_the_stream_parser() 
     reader = SourceReader("x", family="claude-stream-json")
     line = b'{"type":"assistant","session_id":"s","message":{"id":"m","content":[{"type":[1]}]}}'
     assert reader.feed(line, 1) is not None
+
+
+FAMILY_DIRS = {
+    "claude-stream-json": "claude-stream-json",
+    "claude-transcript": "claude-transcript",
+    "agno": "agno-events",
+    "backend": "legion-backend",
+    "openai-messages": "openai-messages",
+}
+OTHERS = [(family, other) for family in FAMILY_DIRS for other in FAMILY_DIRS.values()
+          if other != FAMILY_DIRS[family]]  # fmt: skip
+
+
+@pytest.mark.skipif(not corpus_files(), reason=CORPUS_MISSING)
+@pytest.mark.parametrize(("family", "other_dir"), OTHERS, ids=[f"{f}-vs-{o}" for f, o in OTHERS])
+def test_no_format_claims_a_value_of_another_familys_corpus(family: str, other_dir: str) -> None:
+    """Detection is exclusive: each value is read as ``read_records`` reads it (a whole
+    document is one value)."""
+    paths = [p for p in corpus_files() if p.parent.name == other_dir]
+    values = [
+        orjson.loads(raw) for path in paths for _, raw in split_lines(path.read_bytes())
+        if raw.strip()
+    ]  # fmt: skip
+    assert values
+    claimed = [value for value in values if FAMILIES[family].detect(value)]
+    assert claimed == []
