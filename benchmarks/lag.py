@@ -133,7 +133,7 @@ def wait_until_read(follower: Follower, path: Path) -> None:
     source = follower.sources[0]
     assert isinstance(source, FileFollower)
     size = path.stat().st_size
-    while source.position < size:
+    while source.bytes_read < size:
         time.sleep(0.05)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from bot import __version__, commands
 from bot.config import Settings, load_settings
 from bot.errors import SlacktailError
 from bot.formats import FAMILIES
-from bot.logs import EventLog
+from bot.logs import LEVELS, EventLog, with_logging
 from bot.preview import build_preview, preview_document, preview_text
 from bot.session import SessionSettings, Verbosity
 
@@ -66,6 +67,24 @@ def _slack_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--verbosity", choices=[v.value for v in Verbosity])
     parser.add_argument("--slack-api-url", help="the Web API base URL (SLACK_API_URL)")
     parser.add_argument("--config", type=Path, help="a TOML settings file (SLACKTAIL_CONFIG)")
+    parser.add_argument("--state-dir", type=Path,
+                        help="where positions and sent messages are kept across restarts "
+                        "(default: $XDG_STATE_HOME/slacktail)")  # fmt: skip
+    parser.add_argument("--health-port", type=int,
+                        help="serve /healthz and Prometheus /metrics on this port")  # fmt: skip
+    _redaction_options(parser)
+
+
+def _redaction_options(parser: argparse.ArgumentParser) -> None:
+    """Redaction and logging flags (SLACKTAIL_REDACT_PATTERNS, _REDACT_ALLOWLIST as JSON
+    lists, SLACKTAIL_LOG_LEVEL)."""
+    parser.add_argument("--redact-pattern", action="append", dest="redact_patterns",
+                        metavar="[NAME::]REGEX", help="also redact what this matches")  # fmt: skip
+    parser.add_argument("--redact-allow", action="append", dest="redact_allowlist",
+                        metavar="TEXT|re:REGEX", help="never redact this")  # fmt: skip
+    parser.add_argument("--log-level", choices=sorted(LEVELS, key=LEVELS.__getitem__))
+    parser.add_argument("--debug", action="store_const", const="debug", dest="log_level",
+                        help="log at debug level (secrets are still redacted)")  # fmt: skip
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -76,6 +95,11 @@ def _settings(args: argparse.Namespace) -> Settings:
         "format": args.format,
         "verbosity": args.verbosity,
         "slack_api_url": args.slack_api_url,
+        "state_dir": args.state_dir,
+        "health_port": args.health_port,
+        "redact_patterns": args.redact_patterns,
+        "redact_allowlist": args.redact_allowlist,
+        "log_level": args.log_level,
     }
     config = args.config or (Path(p) if (p := os.environ.get("SLACKTAIL_CONFIG")) else None)
     return load_settings(flags, config)
@@ -99,10 +123,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "preview":
             return _preview(args)
         if args.command == "follow":
-            return commands.follow(_settings(args), args.path, once=args.once, log=log)
+            settings = with_logging(_settings(args), log)
+            return commands.follow(settings, args.path, once=args.once, log=log)
         if args.command == "run":
             argv = args.agent[1:] if args.agent[:1] == ["--"] else args.agent
-            return commands.run(_settings(args), argv, log=log)
+            return commands.run(with_logging(_settings(args), log), argv, log=log)
         if args.command == "local-slack":
             return commands.local_slack(args.port)
     except SlacktailError as error:
@@ -110,6 +135,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return error.exit_code
     except BrokenPipeError:
         return 0
+    except Exception:  # unexpected: its traceback, with any secret in it redacted
+        sys.stderr.write(log.redacted(traceback.format_exc()))
+        return 1
     return 2
 
 

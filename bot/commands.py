@@ -12,24 +12,24 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import cast
 
+from bot.checkpoints import Checkpoints, CoreState, Restored
 from bot.config import SLACK_API_URL, Settings
 from bot.delivery import Delivery, Pacing, SlackApi
 from bot.errors import UsageError
 from bot.follower import Follower
+from bot.health import HealthServer, Heartbeat
 from bot.localslack import LocalSlack
-from bot.logs import EventLog
+from bot.logs import EventLog, redactor_for
 from bot.progress import ProgressBar
 from bot.session import SessionSettings
 from bot.sources.command import AgentCommand
-from bot.sources.files import WholeFile, is_document
-from bot.sources.follow import FileFollower
+from bot.sources.folder import FolderWatch
 from bot.sources.source import Source
-from bot.sources.stream import ChunkStream, StreamReader
+from bot.store import Store, default_state_dir
+from bot.targets import check_target, job_of, target_for
 
 LOCAL_CHANNEL = "agents"
-DOCUMENT_MAX = 64_000_000  # a whole-document log larger than this is followed as lines
 
 
 @dataclass
@@ -39,6 +39,42 @@ class Slack:
     api: SlackApi
     channel: str
     local: LocalSlack | None = None
+
+    def destination(self, thread_ts: str | None) -> str:
+        """What the store's record of sent messages is kept for: a workspace's channel (or
+        one thread in it)."""
+        return f"{self.api.team_id or 'local'}/{self.channel}/{thread_ts or ''}"
+
+
+@dataclass
+class State:
+    """The store, this job's checkpoints, and what the last checkpoint restored."""
+
+    store: Store
+    checkpoints: Checkpoints
+    restored: Restored
+
+
+@contextmanager
+def kept_state(settings: Settings, slack: Slack, job: str, log: EventLog) -> Iterator[State]:
+    """The state database for a real workspace (locked for this job); in memory for the
+    embedded local Slack, which does not outlive this run either."""
+    if slack.local is not None:
+        store = Store.memory()
+    else:
+        state_dir = settings.state_dir or default_state_dir()
+        store = Store.open(state_dir, log)
+        if store.recovered:
+            print(f"slacktail: {state_dir}: the state file was unreadable and was set aside; "
+                  "reading from the start, looking for each message before posting it",
+                  file=sys.stderr)  # fmt: skip
+    try:
+        full_job = f"{slack.destination(settings.thread_ts)}|{job}"
+        store.lock(full_job)
+        checkpoints = Checkpoints(store, full_job, log=log)
+        yield State(store, checkpoints, checkpoints.restore())
+    finally:
+        store.close()
 
 
 @contextmanager
@@ -50,13 +86,14 @@ def connected(settings: Settings, log: EventLog) -> Iterator[Slack]:
         with LocalSlack(token=token, port=settings.local_slack_port) as local:
             print(f"slacktail: no SLACK_BOT_TOKEN set: posting to a local Slack at "
                   f"{local.page_url}", file=sys.stderr)  # fmt: skip
-            api = SlackApi(token, local.base_url)
+            api = SlackApi(token, local.base_url, redactor=redactor_for(settings))
             yield Slack(api, api.find_channel(settings.channel or LOCAL_CHANNEL), local)
         return
     if settings.channel is None:
         raise UsageError("no channel: pass --channel NAME or set SLACKTAIL_CHANNEL")
     api = SlackApi(settings.slack_bot_token.get_secret_value(),
-                   settings.slack_api_url or SLACK_API_URL)  # fmt: skip
+                   settings.slack_api_url or SLACK_API_URL,
+                   redactor=redactor_for(settings))  # fmt: skip
     bot_user = api.check_auth()
     channel = api.find_channel(settings.channel)
     log.event("connected", channel=channel, bot_user=bot_user)
@@ -64,20 +101,31 @@ def connected(settings: Settings, log: EventLog) -> Iterator[Slack]:
 
 
 def follow(settings: Settings, path: str, *, once: bool, log: EventLog) -> int:
-    source, size = _source_for(path, once=once)
-    with connected(settings, log) as slack:
-        progress = ProgressBar(size, Path(path).name) if once and size else None
-        follower = _follower(settings, slack, [source], log, progress)
-        with _stop_on_signals() as stop:
-            follower.run(stop)
+    check_target(path)
+    with connected(settings, log) as slack, kept_state(settings, slack, job_of(path), log) as state:
+        spool_dir = None if state.store.path is None else state.store.path.parent / "spool"
+        target = target_for(path, once=once, restored=state.restored, spool_dir=spool_dir)
+        try:
+            bar = ProgressBar(target.size, Path(path).name) if once and target.size else None
+            heartbeat = Heartbeat()
+            follower = _follower(settings, slack, target.sources, log, bar, state,
+                                 folder=target.folder, heartbeat=heartbeat)  # fmt: skip
+            with _health(settings, heartbeat, log), _stop_on_signals() as stop:
+                follower.run(stop)
+            target.clean_up()
+        finally:
+            target.close()
     return 0
 
 
 def run(settings: Settings, argv: Sequence[str], *, log: EventLog) -> int:
-    with connected(settings, log) as slack:
+    with connected(settings, log) as slack, kept_state(settings, slack, "run", log) as state:
         command = AgentCommand(argv)  # forwards SIGINT/SIGTERM to the agent
+        if state.restored.core is not None:  # a new agent's output: read from its start
+            state.restored.core.readers.pop(command.name, None)
+            state.restored.core.ended.discard(command.name)
         try:
-            follower = _follower(settings, slack, [command], log, None)
+            follower = _follower(settings, slack, [command], log, None, state)
             follower.run()
             code = command.wait()
         finally:
@@ -88,30 +136,33 @@ def run(settings: Settings, argv: Sequence[str], *, log: EventLog) -> int:
 
 def _follower(
     settings: Settings, slack: Slack, sources: list[Source], log: EventLog,
-    progress: ProgressBar | None,
+    progress: ProgressBar | None, state: State, *, folder: FolderWatch | None = None,
+    heartbeat: Heartbeat | None = None,
 ) -> Follower:  # fmt: skip
+    ledger = state.store.ledger(slack.destination(settings.thread_ts))
     delivery = Delivery(
         slack.api, slack.channel, pacing=Pacing(settings.rate_scale), thread_ts=settings.thread_ts,
-        broadcast_result=settings.broadcast_result, log=log,
+        broadcast_result=settings.broadcast_result, log=log, ledger=ledger,
     )  # fmt: skip
     session_settings = SessionSettings(
         verbosity=settings.verbosity, orphan_after_s=settings.orphan_after_s
     )
+    core: CoreState | None = state.restored.core
     return Follower(sources, delivery, settings=session_settings, family=settings.format,
-                    log=log, progress=progress)  # fmt: skip
+                    log=log, progress=progress, checkpoints=state.checkpoints,
+                    core=core, redactor=redactor_for(settings), folder=folder,
+                    heartbeat=heartbeat)  # fmt: skip
 
 
-def _source_for(path: str, *, once: bool) -> tuple[Source, int]:
-    if path == "-":
-        stdin = cast(ChunkStream, sys.stdin.buffer)  # a BufferedReader: it has read1
-        return StreamReader(stdin, name="stdin"), 0
-    follower = FileFollower(path, stop_at_end=once)
-    size = Path(path).stat().st_size
-    head = Path(path).read_bytes() if size < DOCUMENT_MAX else b""
-    if head and is_document(head):  # a .traj or a stored run: rewritten, not appended to
-        follower.close()
-        return WholeFile(Path(path), head), size
-    return follower, size
+@contextmanager
+def _health(settings: Settings, heartbeat: Heartbeat, log: EventLog) -> Iterator[None]:
+    """``/healthz`` and ``/metrics`` on ``--health-port`` while following."""
+    if settings.health_port is None:
+        yield
+        return
+    with HealthServer(settings.health_port, settings.health_host, report=heartbeat) as server:
+        log.event("health_listening", url=server.url)
+        yield
 
 
 @contextmanager

@@ -10,12 +10,18 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    SettingsError,
+)
 
 from bot.errors import UsageError
+from bot.redaction import allowlist, extra_rule
 from bot.session import Verbosity
 
 SLACK_API_URL = "https://slack.com/api/"
@@ -51,10 +57,44 @@ class Settings(BaseSettings):
     orphan_after_s: float = Field(default=600.0, gt=0)
     format: str | None = None
     local_slack_port: int = Field(default=0, ge=0, le=65535)
+    state_dir: Path | None = Field(
+        default=None, description="where state is kept (default: $XDG_STATE_HOME/slacktail)"
+    )
+    health_port: int | None = Field(
+        default=None, ge=0, le=65535, description="serve /healthz and /metrics on this port"
+    )
+    health_host: str = Field(default="127.0.0.1", description="the address /healthz listens on")
     rate_scale: float = Field(
         default=1.0, gt=0, description="pace this many times faster (a local Slack whose "
         "rate limits are scaled the same way); never above 1 against Slack itself",
     )
+    # --- redaction and logging (issue 5) ---
+    redact_patterns: tuple[str, ...] = Field(
+        default=(), description="more secrets to redact: REGEX or NAME::REGEX each"
+    )
+    redact_allowlist: tuple[str, ...] = Field(
+        default=(), description="never redacted: exact strings, or re:REGEX matched whole"
+    )
+    log_level: Literal["debug", "info", "warning", "error"] = "warning"
+
+    @field_validator("redact_patterns")
+    @classmethod
+    def _patterns_compile(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for spec in value:
+            extra_rule(spec)  # a PatternError (a ValueError) names the bad one
+        return value
+
+    @field_validator("redact_allowlist")
+    @classmethod
+    def _allowlist_compiles(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        allowlist(value)
+        return value
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _level_in_lower_case(cls, value: object) -> object:
+        return value.lower() if isinstance(value, str) else value
+    # --- end of redaction and logging ---
 
     @field_validator("slack_api_url")
     @classmethod
@@ -97,6 +137,8 @@ def load_settings(flags: dict[str, Any], config_file: Path | None = None) -> Set
         settings = Settings(**given)
     except ValidationError as error:
         raise UsageError(_one_line(error)) from None
+    except SettingsError as error:  # e.g. a list setting in the environment that is not JSON
+        raise UsageError(f"invalid setting: {error}") from None
     if from_file is None:
         return settings
     # Flags and environment win over the file: fill in only what they left at its default.

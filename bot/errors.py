@@ -19,6 +19,10 @@ class InputError(UsageError):
     """An input file is missing or unreadable."""
 
 
+class StateError(UsageError):
+    """The state directory or database cannot be used (not writable, locked by another run)."""
+
+
 class FormatError(SlacktailError):
     """A log's format could not be determined or is not supported."""
 

@@ -15,20 +15,29 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any, Protocol
 
 from blocks.figures import SESSION_REACTION
 from blocks.thread import thread_messages
+from bot.checkpoints import Checkpoints, CoreState
 from bot.delivery import Delivery
+from bot.errors import SlackError
 from bot.formats.reader import SourceReader
+from bot.health import Heartbeat
 from bot.logs import EventLog
+from bot.metrics import report_of
 from bot.preview import REPORTS_RESULT
 from bot.progress import ProgressBar
 from bot.records import Record, Unparsed
-from bot.session import SessionBook, SessionSettings
+from bot.redaction import Redactor, redact_record
+from bot.session import SessionBook, SessionSettings, SessionStatus
+from bot.sources.folder import FolderWatch
 from bot.sources.lines import Line, LongLine
-from bot.sources.source import Source, Truncated
+from bot.sources.source import Rotated, Source, Truncated
 
 RENDER_EVERY_S = 0.5
+RETIRE_AFTER_S = 600.0  # a finished, delivered session idle this long leaves memory...
+RETIRE_EVERY_S = 60.0  # ...checked this often (only with a store to keep it in)
 FRESH_RENDER_S = 0.1
 IDLE_WAIT_S = 0.25
 
@@ -54,20 +63,45 @@ class Follower:
         log: EventLog | None = None,
         render_every_s: float = RENDER_EVERY_S,
         progress: ProgressBar | None = None,
+        checkpoints: Checkpoints | None = None,
+        core: CoreState | None = None,
+        redactor: Redactor | None = None,
+        folder: FolderWatch | None = None,
+        heartbeat: Heartbeat | None = None,
     ) -> None:
-        self.sources = list(sources)
+        self.sources: list[Source] = []
         self.delivery = delivery
-        self.book = SessionBook(settings)
-        self.readers = {source.name: SourceReader(source.name, family=family) for source in sources}
+        self.family = family
+        self.core = core or CoreState(SessionBook(settings))
+        self.book = self.core.book
+        self.readers = self.core.readers
+        self.checkpoints = checkpoints
+        self.folder = folder  # new files in it become sources as they appear
+        self.heartbeat = heartbeat
+        self._folder_scanned = False
+        self.redactor = redactor or Redactor()  # secrets out before the session cuts previews
         self.clock, self.wall_clock = clock, wall_clock
         self.log = log or EventLog(None)
         self.render_every_s = render_every_s
         self.progress = progress
         self.counts = FollowCounts()
-        self._touched: set[str] = set()
-        self._families: dict[str, str] = {}
+        self._touched: set[str] = set(self.book.sessions)  # restored: compare with the channel
+        self._families = self.core.families
         self._rendered_at = float("-inf")
-        self._finished: set[str] = set()
+        self._finished = self.core.ended
+        self._unsaved = core is None
+        self._archived = checkpoints.archived_ids() if checkpoints is not None else set()
+        self._retired_at = self.clock()
+        self.turned_at = self.clock()  # when the loop last turned (health: it is not stuck)
+        self.stopped: str | None = None  # why delivery stopped (a revoked token...), if it did
+        for source in sources:
+            self.add_source(source)
+
+    def add_source(self, source: Source) -> None:
+        """Follow one more source (a file that appeared in a followed folder)."""
+        self.sources.append(source)
+        if source.name not in self.readers:
+            self.readers[source.name] = SourceReader(source.name, family=self.family)
 
     # --- one turn -------------------------------------------------------------------------
 
@@ -75,14 +109,21 @@ class Follower:
         """Feed what every source has now; the number of items read."""
         now = self.wall_clock()
         read = 0
+        if self.folder is not None:
+            for found in self.folder.new_files():
+                self.add_source(found)
+                self.log.event("file_found", source=found.name)
+            self._folder_scanned = True
         for source in self.sources:
             reader = self.readers[source.name]
             items = source.read_available()
             read += len(items)
+            self._unsaved = self._unsaved or bool(items)
             for item in items:
                 self._apply(reader, self._records(reader, item), now)
             if source.closed and source.name not in self._finished:
                 self._finished.add(source.name)
+                self._unsaved = True
                 self._apply(reader, reader.finish(), now)
         return read
 
@@ -97,13 +138,16 @@ class Follower:
             self.log.event("long_line", source=reader.source, line=item.number, bytes=item.size)
             reason = f"line of {item.size:,} bytes, over the limit"
             return [Unparsed("", None, item.number, reason=reason)]
-        self.log.event("truncated", source=reader.source, at=item.offset, size=item.size)
+        name = "rotated" if isinstance(item, Rotated) else "truncated"
+        self.log.event(name, source=reader.source, at=item.offset, size=item.size)
         return []
 
     def _apply(self, reader: SourceReader, records: list[Record], now: datetime) -> None:
         for record in records:
             self.counts.records += 1
-            session = self.book.apply(record, now)
+            if record.session_id in self._archived:
+                self._unarchive(record.session_id)
+            session = self.book.apply(redact_record(record, self.redactor), now)
             if session is None:
                 self.counts.unparsed += type(record) is Unparsed
                 continue
@@ -122,7 +166,8 @@ class Follower:
         now = self.wall_clock()
         for session in self.book.tick(now):
             self._touched.add(session.session_id)
-        for session_id in sorted(self._touched):
+        touched = self._touched  # in the order the sessions appeared: their roots go in that order
+        for session_id in [sid for sid in self.book.sessions if sid in touched]:
             session = self.book.sessions[session_id]
             reaction = SESSION_REACTION[session.status]
             self.delivery.want(session_id, thread_messages(session, now), reaction)
@@ -144,32 +189,54 @@ class Follower:
 
     @property
     def input_ended(self) -> bool:
+        """Every source ended (a followed folder: only with ``--once``, once it was read)."""
+        if self.folder is not None and not (self.folder.stop_at_end and self._folder_scanned):
+            return False
         return all(source.closed for source in self.sources)
 
     # --- the loop -------------------------------------------------------------------------
 
     def run(self, stop: threading.Event | None = None, drain_s: float = 30.0) -> None:
         """Follow until every source ended (or ``stop`` is set), then deliver the final state
-        (for at most ``drain_s`` seconds after a stop)."""
+        (for at most ``drain_s`` seconds after a stop). A stop is slacktail stopping, not the
+        agent: its sessions are left running, to be resumed by the next start."""
         stop = stop or threading.Event()
-        while not stop.is_set():
-            self.read()
-            if self.input_ended:
-                break
-            self.render(force=self._update_may_go())
-            wait = self.deliver()
-            self._wait(IDLE_WAIT_S if wait is None else min(wait, IDLE_WAIT_S))
-        self.finish(drain_s if stop.is_set() else None)
+        try:
+            while not stop.is_set():
+                self.turned_at = self.clock()
+                self._beat()
+                self.read()
+                if self.input_ended:
+                    break
+                self.render(force=self._update_may_go())
+                wait = self.deliver()
+                self.retire()
+                self.save_checkpoint()
+                self._wait(IDLE_WAIT_S if wait is None else min(wait, IDLE_WAIT_S))
+        except SlackError as error:  # e.g. the token was revoked: what was read is kept
+            self.stopped = str(error)
+            self._beat()
+            self.log.event("delivery_stopped", error=str(error))
+            self.save_checkpoint(force=True)
+            raise
+        stopped = stop.is_set()
+        self.finish(drain_s if stopped else None, end_sessions=not stopped)
 
-    def finish(self, deadline_s: float | None = None) -> None:
-        """End of input: settle every session and deliver its final state."""
+    def finish(self, deadline_s: float | None = None, *, end_sessions: bool = True) -> None:
+        """Deliver the final state; at the end of the input (``end_sessions``) every session
+        is settled first (calls still running are interrupted)."""
         self.read()
         if self.progress is not None:
             self.progress.close()
-        self.book.close({sid: fam in REPORTS_RESULT for sid, fam in self._families.items()})
-        self._touched.update(self.book.sessions)
+        if end_sessions:
+            self.book.close({sid: fam in REPORTS_RESULT for sid, fam in self._families.items()})
+            self._touched.update(self.book.sessions)
+            self._unsaved = True
         self.render(force=True)
-        done = self.delivery.flush(deadline_s)
+        try:
+            done = self.delivery.flush(deadline_s)
+        finally:
+            self.save_checkpoint(force=True)
         counts = self.delivery.counts
         outcome = "delivered" if done else "delivery_incomplete"
         self.log.event(outcome, sessions=len(self.book.sessions),
@@ -177,11 +244,74 @@ class Follower:
                        posts=counts.posts, updates=counts.updates, rate_limited=counts.rate_limited,
                        retries=counts.retries, waiting=self.delivery.pending)  # fmt: skip
 
+    def _beat(self) -> None:
+        """Tell the health endpoint how things stand (a frozen snapshot: no lock needed)."""
+        if self.heartbeat is not None:
+            self.heartbeat.beat(report_of(self, self.turned_at, lag_s=self.delivery.lag_s(),
+                                          stopped=self.stopped))  # fmt: skip
+
+    # --- memory ---------------------------------------------------------------------------
+
+    def retire(self) -> None:
+        """Move finished sessions, delivered and idle for ``RETIRE_AFTER_S``, from memory to
+        the store; a late record of one brings it back."""
+        checkpoints = self.checkpoints
+        if checkpoints is None or self.clock() - self._retired_at < RETIRE_EVERY_S:
+            return
+        self._retired_at = self.clock()
+        now = self.wall_clock()
+        for session_id, session in list(self.book.sessions.items()):
+            if session.status is SessionStatus.RUNNING or session_id in self._touched:
+                continue
+            seen = session.last_seen
+            if seen is None or (now - seen).total_seconds() < RETIRE_AFTER_S:
+                continue
+            if self.delivery.waiting_for(session_id):
+                continue
+            checkpoints.archive(session)
+            self.book.release(session_id)
+            self._archived.add(session_id)
+            self._unsaved = True
+            self.log.event("session_retired", session=session_id)
+
+    def _unarchive(self, session_id: str) -> None:
+        self._archived.discard(session_id)
+        assert self.checkpoints is not None
+        session = self.checkpoints.unarchive(session_id)
+        if session is not None:
+            self.book.restore(session)
+
+    def save_checkpoint(self, *, force: bool = False) -> None:
+        """Commit the sources' positions with the core state they produced (when due)."""
+        checkpoints = self.checkpoints
+        if checkpoints is None or not self._unsaved or not (force or checkpoints.due()):
+            return
+        positions = {
+            source.name: position.to_dict()
+            for source in self.sources
+            if (position := _position_of(source)) is not None
+        }
+        checkpoints.save(self.core, positions)
+        self._unsaved = False
+
     def _wait(self, timeout: float) -> None:
         if timeout <= 0:
+            return
+        if self.folder is not None:
+            self.folder.wait_ready(timeout)  # woken by a change in the folder
             return
         for source in self.sources:
             if source.ready():
                 return
         if self.sources:
             self.sources[0].wait_ready(timeout)  # a turn later, every source is read again
+
+
+class _Position(Protocol):
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+def _position_of(source: Source) -> _Position | None:
+    """Where a resumable source (a file, a spool) stands; None for one that is not."""
+    position: Callable[[], _Position] | None = getattr(source, "position", None)
+    return position() if callable(position) else None

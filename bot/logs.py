@@ -1,24 +1,97 @@
-"""One structured line per notable event (JSON on stderr): never one per record, and never a
-secret (nothing here is given a token; settings hold them as ``SecretStr``)."""
+"""What slacktail says about itself: one structured line per notable event (JSON on stderr,
+never one per record), and Python's logging (slacktail's modules, slack_sdk) at the level the
+settings ask for.
+
+Never a secret, at any level: every event line, log line and traceback goes through the same
+``Redactor`` as what is posted, which also knows slacktail's own tokens by value. slack_sdk at
+DEBUG writes whole request and response bodies (it hides only the Authorization header): they
+pass the same filter.
+"""
 
 from __future__ import annotations
 
+import logging
 import sys
 import time
 from typing import Any, TextIO
 
 import orjson
 
+from bot.config import Settings
+from bot.redaction import Redactor
+
+LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING,
+          "error": logging.ERROR}  # fmt: skip
+_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
 
 class EventLog:
-    """``event("posted", session=..., key=...)`` writes one JSON line; ``None`` stream: quiet."""
+    """``event("posted", session=..., key=...)`` writes one JSON line; ``None`` stream: quiet.
+    With a ``redactor``, each line is redacted before it is written."""
 
-    def __init__(self, stream: TextIO | None = sys.stderr) -> None:
+    def __init__(
+        self, stream: TextIO | None = sys.stderr, redactor: Redactor | None = None
+    ) -> None:
         self.stream = stream
+        self.redactor = redactor
 
     def event(self, name: str, **fields: Any) -> None:
         if self.stream is None:
             return
         line = {"at": round(time.time(), 3), "event": name, **fields}
-        self.stream.write(orjson.dumps(line, default=str).decode() + "\n")
+        self.stream.write(self.redacted(orjson.dumps(line, default=str).decode()) + "\n")
         self.stream.flush()
+
+    def redacted(self, text: str) -> str:
+        """``text`` as it may be written out (a traceback, an error message)."""
+        return (self.redactor or Redactor()).redact(text)
+
+
+def own_secrets(settings: Settings) -> list[str]:
+    """slacktail's own tokens, as configured (to be redacted by value wherever they appear)."""
+    secrets = (settings.slack_bot_token, settings.slack_app_token, settings.slack_signing_secret)
+    return [secret.get_secret_value() for secret in secrets if secret is not None]
+
+
+def redactor_for(settings: Settings) -> Redactor:
+    """The redactor for everything slacktail writes: the rule table, the settings' extra
+    patterns and allowlist, and slacktail's own tokens."""
+    return Redactor(settings.redact_patterns, settings.redact_allowlist, own_secrets(settings))
+
+
+class RedactingFormatter(logging.Formatter):
+    """Formats as usual, then redacts the whole line: message, arguments and traceback."""
+
+    def __init__(self, redactor: Redactor, fmt: str = _FORMAT) -> None:
+        super().__init__(fmt)
+        self.redactor = redactor
+
+    def format(self, record: logging.LogRecord) -> str:
+        return self.redactor.redact(super().format(record))
+
+
+class _Stderr(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to whatever ``sys.stderr`` is when a line is written (as logging's own last
+    resort does), not to the stream it was when set up."""
+
+    def __init__(self) -> None:
+        logging.Handler.__init__(self)
+
+    @property
+    def stream(self) -> TextIO:
+        return sys.stderr
+
+
+def with_logging(settings: Settings, log: EventLog) -> Settings:
+    """Set up logging on stderr at the settings' level with every line redacted, and make
+    ``log`` redact its events the same way; returns ``settings``."""
+    redactor = redactor_for(settings)
+    log.redactor = redactor
+    handler = _Stderr()
+    handler.setFormatter(RedactingFormatter(redactor))
+    root = logging.getLogger()
+    for old in [h for h in root.handlers if isinstance(h.formatter, RedactingFormatter)]:
+        root.removeHandler(old)  # set up again (tests run main more than once)
+    root.addHandler(handler)
+    root.setLevel(LEVELS[settings.log_level])
+    return settings

@@ -1,7 +1,8 @@
 """``slacktail preview``: the threads a log becomes, as they would finally look.
 
 Reads whole files (an edge: file I/O), runs them through formats → session → blocks, and
-renders either a JSON document or readable terminal text.
+renders either a JSON document or readable terminal text. Secrets are redacted as when posting:
+each record before its session sees it, and each message once more as it is shown.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from blocks.message import Message
 from blocks.thread import thread_messages
 from bot.formats.reader import SourceReader
 from bot.progress import ProgressBar
+from bot.redaction import Redactor, redact_record, redact_value
 from bot.session import Session, SessionBook, SessionSettings
 from bot.sources.files import read_bytes, split_lines
 
@@ -30,16 +32,20 @@ class Preview:
     families: dict[str, str] = field(default_factory=dict)  # session id -> family
     records: int = 0
     unparsed: int = 0
+    redactor: Redactor = field(default_factory=Redactor)
 
     def sessions(self) -> list[Session]:
         return list(self.book.sessions.values())
 
 
 def build_preview(
-    paths: Iterable[Path], family: str | None = None, settings: SessionSettings | None = None
+    paths: Iterable[Path],
+    family: str | None = None,
+    settings: SessionSettings | None = None,
+    redactor: Redactor | None = None,
 ) -> Preview:
     """Every session of the given files, through to its final state."""
-    preview = Preview(SessionBook(settings))
+    preview = Preview(SessionBook(settings), redactor=redactor or Redactor())
     for path in paths:
         reader = SourceReader(str(path), family=family)
         data = read_bytes(path)
@@ -63,7 +69,7 @@ def build_preview(
 def _apply(preview: Preview, reader: SourceReader, records: list[Any]) -> None:
     book = preview.book
     for record in records:
-        session = book.apply(record)
+        session = book.apply(redact_record(record, preview.redactor))
         if session is not None and session.session_id not in preview.families:
             preview.families[session.session_id] = reader.family or ""
 
@@ -71,7 +77,7 @@ def _apply(preview: Preview, reader: SourceReader, records: list[Any]) -> None:
 def preview_document(preview: Preview) -> dict[str, Any]:
     """The ``--json`` document."""
     return {
-        "sessions": [_session_document(session) for session in preview.sessions()],
+        "sessions": [_session_document(preview, session) for session in preview.sessions()],
         "stats": {
             "records": preview.records,
             "unparsed": preview.unparsed,
@@ -80,7 +86,12 @@ def preview_document(preview: Preview) -> dict[str, Any]:
     }
 
 
-def _session_document(session: Session) -> dict[str, Any]:
+def shown_messages(preview: Preview, session: Session) -> list[Message]:
+    """The session's messages as they would be sent: redacted once more."""
+    return [redact_value(message, preview.redactor) for message in thread_messages(session)]
+
+
+def _session_document(preview: Preview, session: Session) -> dict[str, Any]:
     return {
         "session_id": session.session_id,
         "agent": session.info.agent,
@@ -91,7 +102,7 @@ def _session_document(session: Session) -> dict[str, Any]:
         ],
         "messages": [
             {"key": m.key, "text": m.text, "blocks": list(m.blocks)}
-            for m in thread_messages(session)
+            for m in shown_messages(preview, session)
         ],
     }
 
@@ -138,7 +149,7 @@ def message_text(message: Message) -> str:
 def preview_text(preview: Preview) -> str:
     out: list[str] = []
     for session in preview.sessions():
-        messages = thread_messages(session)
+        messages = shown_messages(preview, session)
         out.append(message_text(messages[0]))
         for message in messages[1:]:
             body = message_text(message).replace("\n", "\n  │ ")

@@ -48,3 +48,13 @@ class FakeClock:
 
     def sleep(self, seconds: float) -> None:
         self.now += max(seconds, 0.001)
+
+
+@pytest.fixture(autouse=True)
+def _private_state_dir(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No test reads or writes the user's own state directory."""
+    state = tmp_path_factory.mktemp("xdg-state")
+    monkeypatch.setenv("XDG_STATE_HOME", str(state))
+    monkeypatch.delenv("SLACKTAIL_STATE_DIR", raising=False)

@@ -113,3 +113,46 @@ def test_a_missing_agent_command_is_one_line_and_exit_2(
 ) -> None:
     assert main(["run", "--channel", "agents", "--", "no-such-agent-xyz"]) == 2
     assert "no-such-agent-xyz" in capsys.readouterr().err
+
+
+def _posts(slack: LocalSlack) -> int:
+    return sum(1 for r in slack.requests if r.method == "chat.postMessage" and r.error is None)
+
+
+def test_following_the_same_log_again_posts_nothing_twice(slack: LocalSlack) -> None:
+    assert main(["follow", "--once", "--channel", "agents", LOG]) == 0
+    posted = _posts(slack)
+    assert main(["follow", "--once", "--channel", "agents", LOG]) == 0
+    assert _posts(slack) == posted
+    assert len(thread_texts(slack)) == 1
+
+
+def test_the_state_directory_holds_only_private_files(
+    slack: LocalSlack, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    state = tmp_path / "state"
+    assert main(["follow", "--once", "--channel", "agents", "--state-dir", str(state), LOG]) == 0
+    assert oct(state.stat().st_mode & 0o777) == "0o700"
+    files = list(state.iterdir())
+    assert any(path.name == "state.db" for path in files)
+    assert all(path.stat().st_mode & 0o077 == 0 for path in files)
+    assert all(TOKEN.encode() not in path.read_bytes() for path in files)
+
+
+def test_a_corrupt_state_file_is_reported_set_aside_and_nothing_is_posted_twice(
+    slack: LocalSlack, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    state = tmp_path / "state"
+    flags = ["follow", "--once", "--channel", "agents", "--state-dir", str(state), LOG]
+    assert main(flags) == 0
+    posted = _posts(slack)
+    (state / "state.db").write_bytes(b"garbage, not SQLite" * 64)
+    for extra in ("state.db-wal", "state.db-shm"):
+        (state / extra).unlink(missing_ok=True)
+    capsys.readouterr()
+    assert main(flags) == 0
+    err = capsys.readouterr().err
+    assert "state file was unreadable and was set aside" in err
+    assert any(p.name.startswith("state.db.corrupt-") for p in state.iterdir())
+    assert _posts(slack) == posted  # each message was found in the channel, not posted again
+    assert len(thread_texts(slack)) == 1

@@ -36,7 +36,8 @@ from bot.logs import EventLog
 
 Clock = Callable[[], float]
 FALLBACK_TEXT = 2900
-OUTAGE_PAUSE = 15.0  # after retries ran out: wait this long before trying that budget again
+OUTAGE_FIRST_PAUSE = 2.0  # after a call's retries ran out: nothing goes for this long,
+OUTAGE_MAX_PAUSE = 30.0  # ...doubling while Slack stays away, up to this
 ROOT_WAIT_S = 15.0  # a running session's changed root waits at least this long for its update
 ROOT_YIELD_S = 60.0  # ...and yields to other messages' changes up to this much younger
 
@@ -78,7 +79,7 @@ class Delivery:
         thread_ts: str | None = None,
         broadcast_result: bool = False,
         log: EventLog | None = None,
-        attempts: int = 6,
+        attempts: int = 3,
     ) -> None:
         self.api, self.channel = api, channel
         self.pacing = pacing or Pacing()
@@ -91,6 +92,8 @@ class Delivery:
         self._wanted: dict[tuple[str, str], Wanted] = {}
         self._reactions: dict[str, str] = {}  # session -> the reaction its root should have
         self._order = 0
+        self._outage_pause = 0.0  # while Slack is away: the pause after the last failed call
+        self.outage_since: float | None = None  # when Slack went away (clock seconds)
 
     # --- what should be -------------------------------------------------------------------
 
@@ -107,10 +110,12 @@ class Delivery:
                 continue
             waiting = self._wanted.get(key)
             order, since = (waiting.order, waiting.since) if waiting else (self._next_order(), now)
-            doubt = waiting is not None and waiting.in_doubt
+            doubt = (waiting is not None and waiting.in_doubt) or (
+                sent is None and self.ledger.in_doubt(session_id, message.key)
+            )
             self._wanted[key] = Wanted(session_id, message.key, payload, fingerprint,
                                        message.final, order, since, doubt)  # fmt: skip
-        if reaction is not None and self.ledger.reactions.get(session_id) != reaction:
+        if reaction is not None and self.ledger.reaction_of(session_id) != reaction:
             self._reactions[session_id] = reaction
 
     def _next_order(self) -> int:
@@ -124,6 +129,17 @@ class Delivery:
     @property
     def pending(self) -> int:
         return len(self._wanted) + len(self._reactions)
+
+    def lag_s(self) -> float:
+        """How long the oldest change not yet in Slack has waited (0: none waits)."""
+        oldest = min((wanted.since for wanted in self._wanted.values()), default=None)
+        return 0.0 if oldest is None else max(0.0, self.clock() - oldest)
+
+    def waiting_for(self, session_id: str) -> bool:
+        """Whether something of this session's thread is still to be sent."""
+        return session_id in self._reactions or any(
+            wanted_session == session_id for wanted_session, _ in self._wanted
+        )
 
     # --- sending --------------------------------------------------------------------------
 
@@ -142,17 +158,37 @@ class Delivery:
                 bucket.take(now)
                 try:
                     send()
+                    self._slack_answered()
                 except RateLimited as error:
+                    self._slack_answered()
                     bucket.pause(self.clock(), error.retry_after)
                     self.counts = _add(self.counts, rate_limited=1)
                     self.log.event("rate_limited", method=str(error), retry_after=error.retry_after)
                 except SlackUnavailable as error:  # retries ran out: keep it, try again later
-                    self.log.event("slack_unavailable", error=str(error), retry_in_s=OUTAGE_PAUSE)
-                    bucket.pause(self.clock(), OUTAGE_PAUSE)
-                    return OUTAGE_PAUSE
+                    return self._slack_away(str(error))
                 return 0.0
             waits.append(wait)
         return min(waits)
+
+    def _slack_away(self, error: str) -> float:
+        """Slack cannot be reached: every budget pauses (doubling while it stays away) and
+        the loop goes on reading; what must be sent stays wanted, the latest state of each
+        message only."""
+        now = self.clock()
+        if self.outage_since is None:
+            self.outage_since = now
+        pause = min(OUTAGE_MAX_PAUSE, max(OUTAGE_FIRST_PAUSE, self._outage_pause * 2))
+        self._outage_pause = pause
+        for bucket in self.pacing.all():
+            bucket.pause(now, pause)
+        self.log.event("slack_unavailable", error=error, retry_in_s=pause, waiting=self.pending)
+        return pause
+
+    def _slack_answered(self) -> None:
+        if self.outage_since is not None:
+            self.log.event("slack_back", after_s=round(self.clock() - self.outage_since, 1),
+                           waiting=self.pending)  # fmt: skip
+        self.outage_since, self._outage_pause = None, 0.0
 
     def flush(self, deadline_s: float | None = None) -> bool:
         """Send everything waiting (pacing by sleeping); True when nothing is left."""
@@ -225,6 +261,8 @@ class Delivery:
         for attempt in self._retrying():
             with attempt:
                 found = self.api.find_posted(self.channel, thread, key) if wanted.in_doubt else None
+                if not wanted.in_doubt:
+                    self.ledger.begin_post(wanted.session_id, wanted.key)
                 wanted.in_doubt = True  # from here on, a failed try may have been stored
                 ts = found or self._post_payload(wanted, thread, key, broadcast)
         self.ledger.record(wanted.session_id, wanted.key, ts, wanted.digest)
@@ -268,13 +306,13 @@ class Delivery:
         ts = self.ledger.thread_of(session_id)
         assert ts is not None
         wanted = self._reactions[session_id]
-        previous = self.ledger.reactions.get(session_id)
+        previous = self.ledger.reaction_of(session_id)
         for attempt in self._retrying():
             with attempt:
                 if previous is not None:
                     self.api.react(self.channel, ts, previous, add=False)
                 self.api.react(self.channel, ts, wanted, add=True)
-        self.ledger.reactions[session_id] = wanted
+        self.ledger.set_reaction(session_id, wanted)
         del self._reactions[session_id]
         self.counts = _add(self.counts, reactions=1)
 

@@ -1,6 +1,9 @@
 """What was sent to Slack: each session's thread, each message's ts and the digest of the
-payload last sent, the reaction on each root. In memory here; the durable store (SQLite)
-keeps the same facts across restarts."""
+payload last sent, the reaction on each root, and the posts whose outcome is not known yet.
+
+``Ledger`` keeps them in memory; ``bot.store.StoredLedger`` writes each change through to the
+state database as it happens, so a restart knows what the channel already shows.
+"""
 
 from __future__ import annotations
 
@@ -27,6 +30,8 @@ class Sent:
 class Ledger:
     messages: dict[tuple[str, str], Sent] = field(default_factory=dict)  # (session, key) -> sent
     reactions: dict[str, str] = field(default_factory=dict)  # session -> reaction on its root
+    posting: set[tuple[str, str]] = field(default_factory=set)  # posts of unknown outcome
+    look_before_posting: bool = False  # the channel may hold posts this ledger does not know
 
     def thread_of(self, session_id: str) -> str | None:
         root = self.messages.get((session_id, "root"))
@@ -35,8 +40,23 @@ class Ledger:
     def sent(self, session_id: str, key: str) -> Sent | None:
         return self.messages.get((session_id, key))
 
+    def in_doubt(self, session_id: str, key: str) -> bool:
+        """Whether a post of this message may have been stored without our knowing its ts."""
+        return self.look_before_posting or (session_id, key) in self.posting
+
+    def begin_post(self, session_id: str, key: str) -> None:
+        """A post is about to be sent: until ``record``, its outcome is unknown."""
+        self.posting.add((session_id, key))
+
     def record(self, session_id: str, key: str, ts: str, payload_digest: str) -> None:
         self.messages[(session_id, key)] = Sent(ts, payload_digest)
+        self.posting.discard((session_id, key))
 
     def forget(self, session_id: str, key: str) -> None:
         self.messages.pop((session_id, key), None)
+
+    def reaction_of(self, session_id: str) -> str | None:
+        return self.reactions.get(session_id)
+
+    def set_reaction(self, session_id: str, name: str) -> None:
+        self.reactions[session_id] = name

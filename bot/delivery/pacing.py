@@ -67,3 +67,6 @@ class Pacing:
         if bucket is None:
             bucket = self.posts[channel] = Bucket(POSTS_PER_SECOND * self.scale, burst=1)
         return bucket
+
+    def all(self) -> list[Bucket]:
+        return [*self.posts.values(), self.updates, self.reactions]

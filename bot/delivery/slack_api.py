@@ -3,7 +3,9 @@ slacktail's (``bot.errors``). Nothing else in slacktail talks to Slack.
 
 Every post and update passes ``unfurl_links=False``, ``unfurl_media=False``, ``parse="none"``
 and ``link_names=False``: no link previews that fetch a URL, no mentions made by Slack's
-parsing. The client makes no retries of its own: a retried post could appear twice, so the
+parsing. Every payload is redacted once more just before it is sent (its fallback text and
+every string in its blocks): the last pass over what leaves for Slack, whatever rendered it.
+The client makes no retries of its own: a retried post could appear twice, so the
 caller decides (see ``bot.delivery.deliverer``).
 """
 
@@ -26,6 +28,7 @@ from bot.errors import (
     SlackSetupError,
     SlackUnavailable,
 )
+from bot.redaction import Redactor, redact_value
 
 METADATA_EVENT = "slacktail_message"
 # What a call raises when Slack could not be reached or the connection broke mid-answer.
@@ -51,7 +54,11 @@ _FIXES = {
 class SlackApi:
     """The Web API methods slacktail uses, on one channel."""
 
-    def __init__(self, token: str, base_url: str, *, timeout: int = 15) -> None:
+    def __init__(
+        self, token: str, base_url: str, *, timeout: int = 15, redactor: Redactor | None = None
+    ) -> None:
+        self.redactor = redactor or Redactor()
+        self.team_id = ""  # known after check_auth
         self.client = WebClient(token=token, base_url=base_url, timeout=timeout, retry_handlers=[])
 
     # --- start-up -------------------------------------------------------------------------
@@ -59,6 +66,7 @@ class SlackApi:
     def check_auth(self) -> str:
         """The bot's user id; a bad token is a ``SlackSetupError`` saying how to fix it."""
         response = self._call("auth.test")
+        self.team_id = str(response.get("team_id") or "")
         return str(response.get("user_id") or "")
 
     def find_channel(self, channel: str) -> str:
@@ -105,7 +113,7 @@ class SlackApi:
         metadata, so that a post of unknown outcome can be found before it is sent again."""
         arguments: dict[str, Any] = {
             "channel": channel,
-            **payload,
+            **redact_value(payload, self.redactor),
             **_SAFE,
             "metadata": {"event_type": METADATA_EVENT, "event_payload": key},
         }
@@ -116,6 +124,7 @@ class SlackApi:
         return str(self._call("chat.postMessage", **arguments)["ts"])
 
     def update(self, channel: str, ts: str, payload: dict[str, Any]) -> None:
+        payload = redact_value(payload, self.redactor)
         self._call("chat.update", channel=channel, ts=ts, **payload, **_SAFE)
 
     def find_posted(self, channel: str, thread_ts: str | None, key: dict[str, str]) -> str | None:

@@ -121,7 +121,7 @@ class Parser:
         if not session and isinstance(meta, dict):
             session = meta.get("session_id")
         if session:
-            self._last_session = str(session)
+            self._last_session = session if type(session) is str else str(session)
         return self._last_session or self.source
 
     def _start(self, meta: Mapping[str, Any], head: Head) -> SessionStarted:

@@ -199,7 +199,7 @@ def _user(obj: Line, head: Head) -> list[Record] | None:
 
 
 def _user_text(text: object, obj: Line, head: Head) -> list[Record]:
-    if not isinstance(text, str) or not text.strip():
+    if not isinstance(text, str) or not text or text.isspace():
         return []
     if text.startswith(_INTERRUPTED):
         return [Notice(*head, kind="interrupted", text=text.strip("[] \n"), level="warning")]

@@ -185,7 +185,7 @@ class Parser:
     def _blocks(
         self, content: object, mid: str | None, head: Head, out: Out, tools_only: bool
     ) -> None:
-        if isinstance(content, str) and content.strip() and not tools_only:
+        if isinstance(content, str) and not _blank(content) and not tools_only:
             out.append(AssistantText(*head, text=content, message_id=mid))
         if not isinstance(content, list):
             return
@@ -243,7 +243,7 @@ class Parser:
             out.append(UserText(*head, text=command))
         elif start == "<" and (output := command_output(text)) is not None:
             out.append(_command_notice(output, head))
-        elif text.strip():
+        elif not _blank(text):
             parent = obj.get("parentUuid")
             if not self._sidechain and isinstance(parent, str) and self._rewinds.is_rewind(parent):
                 out.append(Notice(*head, kind="rewind", text=_REWIND))
@@ -341,7 +341,7 @@ class Parser:
         elif subtype in ("command", "error"):
             level = "error" if subtype == "error" else "info"
             out.append(Notice(*head, kind=str(subtype), text=text, level=level))
-        elif text.strip():
+        elif not _blank(text):
             out.append(AssistantText(*head, text=text))
 
     def _seed_result(
@@ -365,3 +365,8 @@ class Parser:
 
 def _command_notice(text: str, head: Head) -> Record:
     return Notice(*head, kind="command", text=text) if text else Ignored(*head, kind="command")
+
+
+def _blank(text: str) -> bool:
+    """Empty or only whitespace (without copying a long text as ``strip`` would)."""
+    return not text or text.isspace()

@@ -114,6 +114,12 @@ _RULES: dict[type, Callable[[Any], Significance]] = {
 }
 
 
+def rule_of(kind: type) -> Callable[[Any], Significance] | None:
+    """The significance rule of a record type (``None`` for ``SessionStarted``, whose
+    significance depends on the session: see ``classify``)."""
+    return _RULES.get(kind, None if kind is SessionStarted else _always(Significance.LOW))
+
+
 def classify(record: Record, *, duplicate_start: bool = False) -> Significance:
     """The default significance of one record, as a channel reader would choose it.
     ``duplicate_start``: the record is a ``SessionStarted`` of a session already started."""

@@ -13,9 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, get_args
 
 from bot.records import (
+    AnyRecord,
     AssistantText,
     Compaction,
     Delegation,
@@ -32,7 +33,7 @@ from bot.records import (
     ToolResult,
     UserText,
 )
-from bot.session.significance import Significance, Verbosity, classify
+from bot.session.significance import Significance, Verbosity, rule_of
 from bot.session.thread import (
     NARRATION_LIMIT,
     NOTICE_CAP,
@@ -50,6 +51,7 @@ from bot.session.thread import (
 from bot.session.tool_calls import (
     ANSWER_LIMIT,
     OK_PREVIEW_LIMIT,
+    OPEN_STATUSES,
     PREVIEW_LIMIT,
     ToolCallState,
     ToolStatus,
@@ -92,6 +94,7 @@ class Session:
         self.status = SessionStatus.RUNNING
         self.first_at: datetime | None = None
         self.last_at: datetime | None = None
+        self.timed = False  # whether records carry their own time (else: when they were read)
         self.last_seen: datetime | None = None  # when the last record arrived (ingest time)
         self.calls: dict[str, ToolCallState] = {}
         self.items: list[ThreadItem] = []
@@ -110,18 +113,24 @@ class Session:
 
     def apply(self, record: Record, now: datetime | None = None) -> Significance:
         """Update the state with one record; return how significant it was."""
-        at = record.timestamp or now
+        at = record.timestamp
+        if at is None:  # in a log whose records carry times, an untimed one is at the last time
+            at = self.last_at if self.timed else now
+        elif not self.timed:  # the first record with a time: the times so far were read times
+            self.timed = True
+            self.first_at = self.last_at = None
         if at is not None:
             if self.first_at is None:
                 self.first_at = at
             if self.last_at is None or at > self.last_at:
                 self.last_at = at
         self.last_seen = now or at or self.last_seen
-        significance = classify(
-            record, duplicate_start=self.started and type(record) is SessionStarted
-        )
+        rule, handler = _STEPS.get(type(record), _NO_STEP)
+        if rule is None:  # a SessionStarted: hidden when the session has started already
+            significance = Significance.HIDDEN if self.started else Significance.HIGH
+        else:
+            significance = rule(record)
         self.counts[significance] += 1
-        handler = _HANDLERS.get(type(record))
         if handler is not None:
             handler(self, record, at, significance >= self._threshold)
         return significance
@@ -215,12 +224,13 @@ class Session:
             known.started_at = known.started_at or at
             return
         parent = self._parent_of(record)
-        call = ToolCallState(
-            id=record.call_id,
-            name=sys.intern(record.name),  # a handful of names, repeated in every session
-            summary=describe_call(record.name, record.input, record.raw_input),
-            parent=parent,
-            started_at=at,
+        call = ToolCallState(  # positional (id, name, summary, status, parent, started_at)
+            record.call_id,
+            sys.intern(record.name),  # a handful of names, repeated in every session
+            describe_call(record.name, record.input, record.raw_input),
+            ToolStatus.RUNNING,
+            parent,
+            at,
         )
         self._add_call(call, parent, shown)
 
@@ -269,8 +279,10 @@ class Session:
         size = self.settings.tools_per_group
         if group.calls >= size:
             return True
-        finished = not any(self.calls[call_id].status.is_open for call_id in group.call_ids)
-        return group.calls >= size // 2 and finished
+        if group.calls < size // 2:
+            return False
+        calls = self.calls
+        return not any(calls[call_id].status in OPEN_STATUSES for call_id in group.call_ids)
 
     def _tool_result(self, record: ToolResult, at: datetime | None, shown: bool) -> None:
         call = self.calls.get(record.call_id)
@@ -359,3 +371,9 @@ _HANDLERS: dict[type, _Handler] = {
     Notice: Session._notice,
     SessionResult: Session._session_result,
 }
+# Per record type, its significance rule and its handler: one lookup per record.
+_Step = tuple["Callable[[Any], Significance] | None", "_Handler | None"]
+_STEPS: dict[type, _Step] = {
+    kind: (rule_of(kind), _HANDLERS.get(kind)) for kind in get_args(AnyRecord)
+}
+_NO_STEP: _Step = (rule_of(Record), None)

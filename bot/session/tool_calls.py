@@ -27,7 +27,10 @@ class ToolStatus(StrEnum):
 
     @property
     def is_open(self) -> bool:
-        return self in (ToolStatus.PENDING, ToolStatus.RUNNING, ToolStatus.ORPHANED)
+        return self in OPEN_STATUSES
+
+
+OPEN_STATUSES = frozenset({ToolStatus.PENDING, ToolStatus.RUNNING, ToolStatus.ORPHANED})
 
 
 @dataclass(slots=True)
@@ -65,6 +68,13 @@ class ToolCallState:
 
 
 def _clip(text: str, limit: int = SUMMARY_LIMIT) -> str:
+    """``text`` on one line (white space runs made one space), cut to ``limit``. A long text
+    is read only as far as the cut needs: the collapsed start of a text is the start of the
+    collapsed text."""
+    if len(text) > 4 * limit:
+        start = " ".join(text[: 4 * limit].split())
+        if len(start) > limit:
+            return start[: limit - 1] + "…"
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -72,7 +82,7 @@ def _clip(text: str, limit: int = SUMMARY_LIMIT) -> str:
 def _first_str(args: Mapping[str, Any], *keys: str) -> str | None:
     for key in keys:
         value = args.get(key)
-        if isinstance(value, str) and value.strip():
+        if isinstance(value, str) and value and not value.isspace():  # strip() would copy
             return value
     return None
 

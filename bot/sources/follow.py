@@ -1,9 +1,21 @@
-"""Following a growing file like ``tail -f``: what was appended since the last look, as lines.
+"""Following a growing file like ``tail -F``: what was appended since the last look, as lines.
 
 The follower keeps the file open and reads from where it stopped, in chunks, at most
 ``read_limit`` bytes per call (so memory stays bounded however far behind it is); the caller
-drives the loop. A file that shrinks under it (truncation) is read again from its start, after a
-``Truncated`` marker. Rename rotation, fingerprints and inotify wake-ups are not done here.
+drives the loop. What it copes with:
+
+- truncation and copytruncate: the file shrank, or grew with other first bytes (a fingerprint of
+  up to 1 KiB): a ``Truncated`` marker, then the file again from its start (or, when it was only
+  cut short with its first bytes kept, from the cut, without the lines already returned);
+- rename rotation and deletion: the path names another file, or none: the open file is read to
+  its end (its partial last line emitted), then a ``Rotated`` marker and the new file from its
+  start once the path names one again;
+- a restart: ``resume`` (a ``FilePosition``) continues the same file where it was left, notices
+  a file cut or replaced meanwhile (``Truncated``), and finds a file rotated meanwhile among its
+  siblings (its rest first, then ``Rotated`` and the new file).
+
+With a ``ChangeWatch`` the follower looks at the file only when the watch saw a change to its
+path, or every ``recheck_interval`` seconds: hundreds of idle files cost next to nothing.
 """
 
 from __future__ import annotations
@@ -17,7 +29,20 @@ from typing import BinaryIO
 
 from bot.errors import InputError
 from bot.sources.lines import DEFAULT_MAX_LINE_BYTES, LineSplitter
-from bot.sources.source import Item, Source, Truncated
+from bot.sources.opening import open_at, open_file, open_resumed
+from bot.sources.position import (
+    FINGERPRINT_BYTES,
+    FilePosition,
+    Identity,
+    fingerprint,
+    identity,
+    lines_before,
+    path_identity,
+    read_head,
+    unchanged,
+)
+from bot.sources.source import Item, Rotated, Source, Truncated
+from bot.sources.watch import ChangeWatch, wait_for_change
 
 log = logging.getLogger(__name__)
 
@@ -27,21 +52,27 @@ POLL_INTERVAL = 0.25
 
 
 class FileFollower:
-    """Lines appended to ``path``, from ``offset`` (just after line ``line_number``) on.
+    """Lines appended to ``path``: from ``resume``, else from ``offset`` (just after line
+    ``line_number``), else from its start.
 
     A missing file is an ``InputError`` at once, unless ``wait_for_file``: then it is read once
     it appears. With ``stop_at_end`` the follower reads to the file's current end, emits the
     partial last line and closes (backfill, ``--once``); otherwise it never closes by itself.
+    With ``close_idle_after`` seconds without new lines the file is closed (``park``) until its
+    path changes: hundreds of idle files do not hold hundreds of open files.
     """
 
     def __init__(
         self,
         path: Path | str,
         *,
+        resume: FilePosition | None = None,
         offset: int = 0,
         line_number: int = 0,
         wait_for_file: bool = False,
         stop_at_end: bool = False,
+        watch: ChangeWatch | None = None,
+        close_idle_after: float | None = None,
         poll_interval: float = POLL_INTERVAL,
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
         chunk_bytes: int = CHUNK_BYTES,
@@ -59,10 +90,25 @@ class FileFollower:
         self._chunk_bytes = chunk_bytes
         self._read_limit = max(read_limit, chunk_bytes)
         self._max_line_bytes = max_line_bytes
+        self._resume = resume if resume is not None and resume.inode else None
+        self._start = (offset, line_number)  # where a first open without ``resume`` starts
         self._splitter = LineSplitter(max_line_bytes, offset=offset, number=line_number)
         self._position = offset  # bytes of the file read so far
+        self._head = b""  # the file's first bytes read so far (at most FINGERPRINT_BYTES)
         self._file: BinaryIO | None = None
+        self._identity: Identity | None = None
+        self._searched = False  # the rotated file was looked for among the siblings
+        self._close_idle_after = close_idle_after
+        self._active_at = clock()  # when lines last came
+        self._parked = False  # the file was closed while idle (``park``)
+        self._pending: list[Item] = []  # markers found on opening, returned by the next read
         self._closed = False
+        self._watch = watch
+        self._key = os.path.abspath(self.path)
+        self._look = True  # look at the file at the next read (a change was seen, or a recheck)
+        self._looked_at = float("-inf")
+        if watch is not None:
+            watch.watch_file(self.path)
         if not self._open() and not wait_for_file:
             raise InputError(f"{self.path}: no such file")
 
@@ -71,8 +117,8 @@ class FileFollower:
         return self._closed
 
     @property
-    def position(self) -> int:
-        """Bytes of the file read so far (the partial last line included)."""
+    def bytes_read(self) -> int:
+        """Bytes of the current file read so far (the partial last line included)."""
         return self._position
 
     @property
@@ -80,44 +126,82 @@ class FileFollower:
         """The offset just after the last line returned: where a later reading may resume."""
         return self._splitter.offset
 
+    def position(self) -> FilePosition:
+        """Where the lines returned so far end: what may be committed once they are dealt with,
+        and given back as ``resume`` after a restart. Its ``path`` is absolute."""
+        if self._identity is None:
+            if self._resume is not None:
+                return self._resume
+            return FilePosition(self._key, 0, 0, fingerprint(b""), 0, 0, 0)
+        offset = self._splitter.offset
+        size = min(len(self._head), offset)
+        device, inode = self._identity
+        return FilePosition(
+            self._key, device, inode, fingerprint(self._head[:size]), size, offset,
+            self._splitter.number,
+        )  # fmt: skip
+
     def read_available(self) -> list[Item]:
-        """The lines appended since the last call (at most ``read_limit`` bytes' worth)."""
-        if self._closed or (self._file is None and not self._open()):
+        """The lines appended since the last call (at most ``read_limit`` bytes' worth), after
+        any ``Truncated`` or ``Rotated`` marker."""
+        if self._closed:
             return []
-        file = self._file
-        assert file is not None
-        items: list[Item] = []
-        size = os.fstat(file.fileno()).st_size
-        if size < self._position:
-            items.append(self._restart(size))
+        if self._file is None:
+            if not self.stop_at_end and self._resting():
+                return []
+            if not self._open():
+                return self._finish() if self.stop_at_end else []  # nothing to read to its end
+        items, self._pending = self._pending, []
+        if not self._should_look():
+            self._rest_if_idle(bool(items))
+            return items
         budget = self._read_limit
-        at_end = False
-        while budget > 0:
-            chunk = file.read(min(self._chunk_bytes, budget))
-            if not chunk:
-                at_end = True
+        while True:
+            items.extend(self._check_size())
+            found = path_identity(self.path)
+            moved = found is None or found[0] != self._identity
+            budget, at_end = self._read(budget, items)
+            if not at_end:
+                return items  # the limit was reached: more at the next call
+            if not (moved and found is not None and self._switch(items)):
                 break
-            self._position += len(chunk)
-            budget -= len(chunk)
-            items.extend(self._splitter.feed(chunk))
-        if at_end and self.stop_at_end:
-            items.extend(self._splitter.finish())
-            self.close()
+        if self.stop_at_end:
+            items.extend(self._finish())
+        else:
+            self._looked()
+            self._rest_if_idle(bool(items))
+        return items
+
+    def _finish(self) -> list[Item]:
+        """The end: what is pending, the partial last line; then the follower closes."""
+        items = [*self._pending, *self._splitter.finish()]
+        self._pending = []
+        self.close()
         return items
 
     def ready(self) -> bool:
-        """True when the file grew or shrank since the last read (or it appeared, or the
-        follower is to stop at its end and has not yet)."""
+        """True when the file grew, shrank or was replaced since the last read (or it appeared,
+        or the follower is to stop at its end and has not yet)."""
         if self._closed:
             return False
-        if self.stop_at_end:
+        if self._pending or self.stop_at_end:
             return True
         if self._file is None:
-            return self.path.exists()
-        return os.fstat(self._file.fileno()).st_size != self._position
+            return (not self.parked or not self._resting()) and self.path.exists()
+        if not self._should_look():
+            return False
+        if os.fstat(self._file.fileno()).st_size != self._position:
+            return True
+        found = path_identity(self.path)
+        if found is not None and found[0] != self._identity:
+            return True
+        self._looked()
+        return False
 
     def wait_ready(self, timeout: float) -> bool:
-        return wait_for_data([self], timeout)
+        if self._watch is None:
+            return wait_for_data([self], timeout)
+        return wait_for_change(self._watch, [self], timeout)
 
     def close(self) -> None:
         self._closed = True
@@ -131,34 +215,168 @@ class FileFollower:
     def __exit__(self, *_: object) -> None:
         self.close()
 
-    def _open(self) -> bool:
-        """Open the file and go to the reading position; False while it does not exist."""
-        try:
-            file = open(self.path, "rb", buffering=0)  # noqa: SIM115 (held open while following)
-        except FileNotFoundError:
+    # --- looking only when something changed -------------------------------------------------
+
+    def _should_look(self) -> bool:
+        watch = self._watch
+        if watch is None:
+            return True
+        if watch.take(self._key) or self.clock() - self._looked_at >= watch.recheck_interval:
+            self._look = True
+        return self._look
+
+    def _looked(self) -> None:
+        """Read to the end: wait for the next change (or recheck) before looking again."""
+        if self._watch is not None:
+            self._look = False
+            self._looked_at = self.clock()
+
+    # --- reading ------------------------------------------------------------------------------
+
+    def _read(self, budget: int, items: list[Item]) -> tuple[int, bool]:
+        """Read up to ``budget`` bytes into ``items``; the budget left, and whether the end of
+        the file was reached."""
+        file = self._file
+        assert file is not None
+        while budget > 0:
+            chunk = file.read(min(self._chunk_bytes, budget))
+            if not chunk:
+                return budget, True
+            if len(self._head) < FINGERPRINT_BYTES:
+                self._head += chunk[: FINGERPRINT_BYTES - len(self._head)]
+            self._position += len(chunk)
+            budget -= len(chunk)
+            items.extend(self._splitter.feed(chunk))
+        return budget, False
+
+    def _check_size(self) -> list[Item]:
+        """A marker when the open file was cut short or its first bytes were replaced."""
+        assert self._file is not None
+        fd = self._file.fileno()
+        size = os.fstat(fd).st_size
+        head = self._head
+        if size < self._position:
+            kept = min(size, len(head))
+            if read_head(fd, kept) != head[:kept]:
+                return [self._restart(size, 0, 0)]
+            if size >= self._splitter.offset:  # only the partial last line was cut
+                return [self._restart(size, self._splitter.offset, self._splitter.number)]
+            return [self._restart(size, size, lines_before(fd, size))]
+        if head and read_head(fd, len(head)) != head:  # replaced (copytruncate, then written)
+            return [self._restart(size, 0, 0)]
+        return []
+
+    def _restart(self, size: int, offset: int, line: int) -> Truncated:
+        """Go on reading at ``offset``, just after line ``line``, dropping the partial line."""
+        log.warning(
+            "%s: the file was cut or replaced (%d bytes read, now %d); reading on from byte %d",
+            self.name, self._position, size, offset,
+        )  # fmt: skip
+        marker = Truncated(self._position, size, offset, line)
+        self._go_to(offset, line)
+        return marker
+
+    def _go_to(self, offset: int, line: int) -> None:
+        assert self._file is not None
+        self._file.seek(offset)
+        self._position = offset
+        self._head = self._head[: min(offset, FINGERPRINT_BYTES)]
+        self._splitter = LineSplitter(self._max_line_bytes, offset=offset, number=line)
+
+    def _switch(self, items: list[Item]) -> bool:
+        """The old file was read to its end and the path names a new one: its partial last line,
+        a ``Rotated`` marker, then the new file from its start. False if the new one vanished."""
+        opened = open_file(self.path)
+        if opened is None:
             return False
-        except IsADirectoryError:
-            raise InputError(f"{self.path}: is a directory, not a log file") from None
-        except OSError as error:
-            raise InputError(f"{self.path}: cannot read it ({error.strerror or error})") from None
-        file.seek(self._position)
-        self._file = file
+        file, stat = opened
+        items.extend(self._splitter.finish())
+        items.append(Rotated(self._position, stat.st_size))
+        log.info("%s: the path names a new file; reading it from its start", self.name)
+        self._attach(file, stat, 0, 0)
         return True
 
-    def _restart(self, size: int) -> Truncated:
-        """The file is shorter than what was read: read it again from its start."""
-        log.warning(
-            "%s: the file shrank from %d to %d bytes; reading it again from the start",
-            self.name,
-            self._position,
-            size,
-        )
-        marker = Truncated(offset=self._position, size=size)
-        assert self._file is not None
-        self._file.seek(0)
-        self._position = 0
-        self._splitter = LineSplitter(self._max_line_bytes)
-        return marker
+    # --- opening and parking ---------------------------------------------------------------
+
+    def _open(self) -> bool:
+        """Open the file (at ``resume``, or the start offset); False while it does not exist."""
+        if self._parked:
+            return self._unpark()
+        if self._resume is None:
+            opened = open_at(self.path, *self._start)
+        else:
+            search = not self._searched or self.path.exists()
+            opened = open_resumed(self.path, self._resume, search=search)
+            self._searched = True
+        if opened is None:
+            return False
+        if opened.marker is not None:
+            self._pending.append(opened.marker)
+        self._attach(opened.file, opened.stat, opened.offset, opened.line)
+        return True
+
+    def _attach(self, file: BinaryIO, stat: os.stat_result, offset: int, line: int) -> None:
+        if self._file is not None:
+            self._file.close()
+        self._file = file
+        self._identity = identity(stat)
+        self._resume = None
+        self._parked = False
+        self._active_at = self.clock()
+        self._head = read_head(file.fileno(), min(offset, FINGERPRINT_BYTES))
+        self._go_to(offset, line)
+
+    def park(self) -> None:
+        """Close the file while it is idle, keeping all else: it is opened again once its path
+        changes (the same file: as if it had stayed open; another: as after a restart).
+
+        A file with a partial last line, or no longer at the path (deleted, rotated), stays
+        open: it is not idle, and its inode must not be reused under the follower."""
+        if self._file is None or self._closed or self._position != self._splitter.offset:
+            return
+        found = path_identity(self.path)
+        if found is None or found[0] != self._identity:
+            return
+        self._file.close()
+        self._file = None
+        self._parked = True
+
+    @property
+    def parked(self) -> bool:
+        return self._parked
+
+    def _unpark(self) -> bool:
+        opened = open_file(self.path)
+        if opened is not None and identity(opened[1]) == self._identity:
+            self._file = opened[0]
+            self._file.seek(self._position)
+            self._parked = False
+            self._active_at = self.clock()
+            return True
+        if opened is not None:
+            opened[0].close()
+        self._resume, self._searched = self.position(), False
+        self._parked = False
+        self._identity = None
+        return self._open()
+
+    def _resting(self) -> bool:
+        """Parked, and the path still names the same file, of the same size: stay closed."""
+        if not self._parked:
+            return False
+        if not self._should_look():
+            return True
+        if unchanged(self.path, self.position(), self._position):
+            self._looked()
+            return True
+        return False
+
+    def _rest_if_idle(self, read: bool) -> None:
+        now = self.clock()
+        if read:
+            self._active_at = now
+        elif self._close_idle_after is not None and now - self._active_at >= self._close_idle_after:
+            self.park()
 
 
 def wait_for_data(

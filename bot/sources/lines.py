@@ -5,7 +5,8 @@ number and the byte offset just after its newline, the offset to resume from onc
 dealt with. A partial last line is held until its newline arrives; ``finish()`` emits it at end
 of input. A line longer than ``max_line_bytes`` is never held whole: its bytes are dropped as
 they come and it becomes a ``LongLine`` marker (its number and size), and the lines after it
-are read as usual.
+are read as usual. A byte order mark at the very start of the stream (offset 0) is dropped from
+the first line; the offsets still count its bytes.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 DEFAULT_MAX_LINE_BYTES = 8 * 1024 * 1024
+BOM = b"\xef\xbb\xbf"
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +108,7 @@ class LineSplitter:
 
     def _line(self, chunk: bytes, start: int, end: int, after: int) -> Line | LongLine:
         """The line made of what is held and ``chunk[start:end]``, ending at offset ``after``."""
+        first = self._line_end == 0  # the line starts the stream: it may begin with a BOM
         self._number += 1
         self._line_end = after
         if self._skipped >= 0:
@@ -122,4 +125,6 @@ class LineSplitter:
             return LongLine(self._number, after, len(data))
         if data.endswith(b"\r"):
             data = data[:-1]
+        if first and data.startswith(BOM):
+            data = data[len(BOM) :]
         return Line(self._number, after, data)

@@ -15,17 +15,30 @@ from bot.sources.lines import Line, LongLine
 
 @dataclass(frozen=True, slots=True)
 class Truncated:
-    """The file shrank under the follower: it was at ``offset`` and found it ``size`` bytes long.
+    """The file shrank under the follower, or its first bytes changed (copytruncate, a new file
+    reusing the inode): it was at ``offset`` and found it ``size`` bytes long.
 
-    Reading restarts from the start of the file: the lines after this marker are numbered from 1
-    and their offsets count from 0.
+    Reading goes on at ``resume_offset``, after line ``resume_line``: the lines after this marker
+    are numbered from ``resume_line + 1``. Both are 0 (the file is read again from its start)
+    unless the file was cut short with its first bytes kept: then the lines still in it that
+    were already returned are not returned again.
     """
 
     offset: int
     size: int
+    resume_offset: int = 0
+    resume_line: int = 0
 
 
-Item = Line | LongLine | Truncated
+@dataclass(frozen=True, slots=True)
+class Rotated(Truncated):
+    """The path now names another file (rename rotation, a deleted file created again): the old
+    file was read to its end, ``offset`` bytes, its partial last line included; the lines after
+    this marker are the new file's (``size`` bytes when it was found), from its start: numbered
+    from 1, offsets from 0. A ``Truncated``, so a loop that handles those handles it too."""
+
+
+Item = Line | LongLine | Truncated  # a Rotated is a Truncated
 
 
 class Source(Protocol):

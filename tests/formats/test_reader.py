@@ -14,7 +14,7 @@ from bot.errors import FormatError
 from bot.formats import FAMILIES
 from bot.formats import reader as reader_module
 from bot.formats.reader import SourceReader
-from bot.records import Record, Unparsed
+from bot.records import Record, Unparsed, UserText
 from bot.sources.files import split_lines
 from tests.conftest import CORPUS_MISSING, FIXTURES, corpus_files
 
@@ -135,6 +135,15 @@ def test_a_bom_and_invalid_utf8_do_not_lose_the_line() -> None:
     records = reader.feed(b'\xef\xbb\xbf{"role": "user", "content": "caf\xe9"}', 1)
     assert not any(isinstance(record, Unparsed) for record in records)
     assert "caf\ufffd" in str(records)
+
+
+def test_a_line_with_invalid_utf8_is_read_with_replacement_characters_and_counted() -> None:
+    reader = SourceReader("x", family="claude-stream-json")
+    line = b'{"type":"user","session_id":"s","message":{"content":"caf\xe9 \xff\xfe ok"}}'
+    (record,) = reader.feed(line, 1)
+    assert isinstance(record, UserText)
+    assert record.text == "caf\ufffd \ufffd\ufffd ok"
+    assert (reader.stats.records, reader.stats.unparsed) == (1, 0)
 
 
 def test_unknown_format_name_is_a_clear_error() -> None:

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bot.session.tool_calls import SUMMARY_LIMIT, describe_call
 
@@ -39,3 +41,12 @@ def test_summary_is_one_line_and_bounded() -> None:
 
 def test_unknown_tool_without_known_fields_shows_its_arguments_as_json() -> None:
     assert describe_call("lookup", {"n": 3}) == '{"n":3}'
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "bc", " ", "\n", "\t\t", "    ", "é"]), max_size=2500))
+def test_a_long_command_is_summarised_as_if_read_whole(parts: list[str]) -> None:
+    command = "run" + "".join(parts)
+    whole = " ".join(command.split())
+    expected = whole if len(whole) <= SUMMARY_LIMIT else whole[: SUMMARY_LIMIT - 1] + "…"
+    assert describe_call("Bash", {"command": command}) == expected

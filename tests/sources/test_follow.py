@@ -10,8 +10,9 @@ import pytest
 
 from bot.errors import InputError
 from bot.sources.follow import FileFollower, wait_for_data
-from bot.sources.lines import Line, LongLine
-from bot.sources.source import Source, Truncated
+from bot.sources.lines import BOM, Line, LongLine
+from bot.sources.source import Rotated, Source, Truncated
+from bot.sources.watch import ChangeWatch
 from tests.sources.helpers import data
 
 
@@ -194,3 +195,107 @@ def test_wait_ready_sees_a_write_from_another_thread(log: Path) -> None:
     finally:
         writer.join()
     assert data(follower.read_available()) == [b"hi"]
+
+
+def test_a_file_replaced_by_a_longer_one_is_read_again_after_a_marker(log: Path) -> None:
+    with FileFollower(log) as follower:
+        append(log, b"old\n")
+        follower.read_available()
+        log.write_bytes(b"brand new\n")  # copytruncate, then written again before we looked
+        assert follower.read_available() == [Truncated(4, 10), Line(1, 10, b"brand new")]
+
+
+def test_a_file_cut_short_keeping_its_first_lines_goes_on_at_the_cut(log: Path) -> None:
+    with FileFollower(log) as follower:
+        append(log, b"one\ntwo\nthree\n")
+        follower.read_available()
+        with log.open("r+b") as file:
+            file.truncate(4)
+        assert follower.read_available() == [Truncated(14, 4, 4, 1)]
+        append(log, b"four\n")
+        assert follower.read_available() == [Line(2, 9, b"four")]
+
+
+def test_a_file_cut_short_mid_line_goes_on_at_the_cut(log: Path) -> None:
+    with FileFollower(log) as follower:
+        append(log, b"one\ntwo\nthree\n")
+        follower.read_available()
+        with log.open("r+b") as file:
+            file.truncate(6)
+        assert follower.read_available() == [Truncated(14, 6, 6, 1)]
+        append(log, b"four\n")
+        assert follower.read_available() == [Line(2, 11, b"four")]
+
+
+def test_a_cut_partial_line_is_dropped_and_the_complete_lines_kept(log: Path) -> None:
+    with FileFollower(log) as follower:
+        append(log, b"one\nhalf a li")
+        assert data(follower.read_available()) == [b"one"]
+        with log.open("r+b") as file:
+            file.truncate(8)
+        assert follower.read_available() == [Truncated(13, 8, 4, 1)]
+        append(log, b"ne\n")
+        assert follower.read_available() == [Line(2, 11, b"halfne")]
+
+
+def test_a_renamed_file_is_read_to_its_end_then_the_new_file_from_its_start(log: Path) -> None:
+    with FileFollower(log) as follower:
+        append(log, b"a\n")
+        follower.read_available()
+        append(log, b"b\nc")
+        log.rename(log.with_name("agent.jsonl.1"))
+        log.write_bytes(b"new\n")
+        assert follower.read_available() == [
+            Line(2, 4, b"b"),
+            Line(3, 5, b"c"),
+            Rotated(5, 4),
+            Line(1, 4, b"new"),
+        ]
+        assert follower.position().inode == log.stat().st_ino
+
+
+def test_a_deleted_file_is_read_to_its_end_and_waited_for(log: Path) -> None:
+    with FileFollower(log) as follower:
+        append(log, b"a\n")
+        log.unlink()
+        assert data(follower.read_available()) == [b"a"]
+        assert not follower.ready()
+        assert follower.read_available() == []
+        log.write_bytes(b"again\n")
+        assert follower.ready()
+        assert follower.read_available() == [Rotated(2, 6), Line(1, 6, b"again")]
+
+
+def test_a_byte_order_mark_is_dropped_from_the_first_line_only(log: Path) -> None:
+    log.write_bytes(BOM + b"one\n" + BOM + b"two\n")
+    with FileFollower(log) as follower:
+        assert follower.read_available() == [Line(1, 7, b"one"), Line(2, 14, BOM + b"two")]
+
+
+def test_invalid_utf8_is_returned_as_bytes(log: Path) -> None:
+    log.write_bytes(b"\xff\xfe ok\n")
+    with FileFollower(log) as follower:
+        assert data(follower.read_available()) == [b"\xff\xfe ok"]
+
+
+def test_the_position_is_after_the_last_line_returned(log: Path) -> None:
+    log.write_bytes(b"one\ntwo\npart")
+    with FileFollower(log) as follower:
+        follower.read_available()
+        position = follower.position()
+    stat = log.stat()
+    assert (position.offset, position.line) == (8, 2)
+    assert (position.device, position.inode) == (stat.st_dev, stat.st_ino)
+    assert (position.fingerprint_size, position.path) == (8, str(log))
+
+
+def test_a_watched_file_is_not_looked_at_until_a_change_or_a_recheck(log: Path) -> None:
+    fake = FakeTime()
+    watch = ChangeWatch(events=False, poll_interval=2.0, clock=fake.clock)
+    with FileFollower(log, watch=watch, clock=fake.clock) as follower:
+        assert follower.read_available() == []
+        append(log, b"x\n")
+        assert not follower.ready()
+        fake.now += 2.0
+        assert follower.ready()
+        assert data(follower.read_available()) == [b"x"]

@@ -7,7 +7,7 @@ import itertools
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.sources.lines import DEFAULT_MAX_LINE_BYTES, Line, LineSplitter, LongLine
+from bot.sources.lines import BOM, DEFAULT_MAX_LINE_BYTES, Line, LineSplitter, LongLine
 
 
 def split(
@@ -34,8 +34,18 @@ def whole(data: bytes, max_line_bytes: int) -> list[Line | LongLine]:
         if len(part) > max_line_bytes:
             out.append(LongLine(number, offset, len(part)))
         else:
-            out.append(Line(number, offset, part[:-1] if part.endswith(b"\r") else part))
+            line = part[:-1] if part.endswith(b"\r") else part
+            if number == 1 and line.startswith(BOM):
+                line = line[len(BOM) :]
+            out.append(Line(number, offset, line))
     return out
+
+
+def test_a_byte_order_mark_is_dropped_at_the_start_only_even_in_pieces() -> None:
+    assert split([BOM[:1], BOM[1:] + b"a\n" + BOM + b"b\n"]) == [
+        Line(1, 5, b"a"),
+        Line(2, 10, BOM + b"b"),
+    ]
 
 
 def test_a_line_split_across_chunks_comes_out_whole() -> None:
@@ -146,4 +156,6 @@ def test_with_the_default_limit_lines_are_those_of_bytes_split(data: bytes) -> N
     if lines[-1] == b"":
         lines.pop()
     expected = [line[:-1] if line.endswith(b"\r") else line for line in lines]
+    if expected and expected[0].startswith(BOM):
+        expected[0] = expected[0][len(BOM) :]
     assert [item.data for item in split([data]) if isinstance(item, Line)] == expected

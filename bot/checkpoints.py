@@ -1,0 +1,129 @@
+"""Checkpoints of the follower's core: the format readers and the sessions, with the position
+of every source they reflect, saved together so that an offset is committed only with what it
+produced.
+
+The core is pure and deterministic, so after a restart it is restored from the last
+checkpoint, each source is read again from its committed position, and the messages it then
+wants are compared with what the store says was sent: nothing already in the channel is posted
+again. The core is pickled: the state file is the user's own, mode 0600, and a checkpoint
+written by another version of slacktail is dropped (the sources are then read from the start,
+and the messages already sent are updated in place, not posted again).
+"""
+
+from __future__ import annotations
+
+import pickle
+import time
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot import __version__
+from bot.formats.reader import SourceReader
+from bot.logs import EventLog
+from bot.session import Session, SessionBook
+from bot.store import Store
+
+CORE_VERSION = zlib.crc32(f"slacktail {__version__} core 1".encode())
+_VERSION_TAG = CORE_VERSION.to_bytes(4, "big")
+MIN_INTERVAL_S = 1.0
+COST_FACTOR = 20  # a checkpoint waits at least this many times as long as the last one took
+
+
+@dataclass
+class CoreState:
+    """What the pure core knows: everything a restart needs besides the store's ledger."""
+
+    book: SessionBook
+    readers: dict[str, SourceReader] = field(default_factory=dict)  # source name -> reader
+    families: dict[str, str] = field(default_factory=dict)  # session id -> its log family
+    ended: set[str] = field(default_factory=set)  # sources whose input ended
+
+
+@dataclass(frozen=True, slots=True)
+class Restored:
+    core: CoreState | None
+    positions: dict[str, dict[str, Any]]
+
+
+class Checkpoints:
+    """One job's checkpoints in the store, taken when due (adaptive: cheap ones often)."""
+
+    def __init__(
+        self,
+        store: Store,
+        job: str,
+        *,
+        log: EventLog | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        min_interval_s: float = MIN_INTERVAL_S,
+    ) -> None:
+        self.store, self.job = store, job
+        self.log = log or EventLog(None)
+        self.clock = clock
+        self.min_interval_s = min_interval_s
+        self.saved = 0
+        self._last_at = float("-inf")
+        self._last_cost = 0.0
+
+    def restore(self) -> Restored:
+        """The last checkpoint's core and positions; nothing if there is none or it cannot be
+        read by this version (reported: the sources are then read from their start)."""
+        checkpoint = self.store.checkpoint(self.job)
+        if checkpoint is None:
+            return Restored(None, {})
+        if checkpoint.version != CORE_VERSION:
+            self._drop("written by another version of slacktail")
+            return Restored(None, {})
+        try:
+            core = pickle.loads(checkpoint.core)
+        except (pickle.UnpicklingError, AttributeError, ImportError, EOFError, TypeError,
+                ValueError) as error:  # fmt: skip
+            self._drop(f"unreadable ({type(error).__name__}: {error})")
+            return Restored(None, {})
+        if not isinstance(core, CoreState):
+            self._drop("not a slacktail checkpoint")
+            return Restored(None, {})
+        self.log.event("resumed", sessions=len(core.book.sessions),
+                       sources=len(checkpoint.positions))  # fmt: skip
+        return Restored(core, checkpoint.positions)
+
+    def due(self) -> bool:
+        wait = max(self.min_interval_s, self._last_cost * COST_FACTOR)
+        return self.clock() - self._last_at >= wait
+
+    def save(self, core: CoreState, positions: dict[str, dict[str, Any]]) -> None:
+        started = self.clock()
+        blob = pickle.dumps(core, protocol=pickle.HIGHEST_PROTOCOL)
+        self.store.save_checkpoint(self.job, CORE_VERSION, blob, positions)
+        self._last_at = self.clock()
+        self._last_cost = self._last_at - started
+        self.saved += 1
+
+    # --- finished sessions, out of memory -------------------------------------------------
+
+    def archive(self, session: Session) -> None:
+        """Keep a finished session in the store instead of in memory."""
+        blob = _VERSION_TAG + pickle.dumps(session, protocol=pickle.HIGHEST_PROTOCOL)
+        self.store.archive(self.job, session.session_id, blob)
+
+    def archived_ids(self) -> set[str]:
+        return self.store.archived_ids(self.job)
+
+    def unarchive(self, session_id: str) -> Session | None:
+        """An archived session, back for a late record of it (None: it cannot be read)."""
+        blob = self.store.archived(self.job, session_id)
+        if blob is None or not blob.startswith(_VERSION_TAG):
+            return None
+        try:
+            session = pickle.loads(blob[len(_VERSION_TAG) :])
+        except (pickle.UnpicklingError, AttributeError, ImportError, EOFError, TypeError,
+                ValueError) as error:  # fmt: skip
+            self.log.event("archived_session_unreadable", session=session_id, error=str(error))
+            return None
+        return session if isinstance(session, Session) else None
+
+    def _drop(self, why: str) -> None:
+        self.log.event("checkpoint_dropped", why=why, reading_from="the start of each source")
+        self.store.drop_checkpoint(self.job)

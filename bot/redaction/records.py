@@ -1,0 +1,125 @@
+"""``redact_record``: a record with every string in it redacted, before the session sees it
+(so before anything is cut short for a preview).
+
+Generic: it walks the record's dataclass fields and the dicts, lists, tuples and dataclasses
+nested in them, and rebuilds only what changed (a record with no secret is returned as is).
+
+A long string is redacted in its head only: the first ``HEAD_LIMIT`` characters, extended to
+the next whitespace (a secret has none) or by ``TAIL_MARGIN`` at most. Sessions keep heads
+(``TEXT_CAP`` and the previews are all shorter), so no preview reaches the unredacted rest;
+the final payload is redacted once more anyway.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import operator
+import re
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import orjson
+
+from bot.redaction.redactor import MIN_LENGTH, Redactor
+from bot.session.thread import NOTICE_CAP, RESULT_TEXT_CAP, TEXT_CAP, USER_TEXT_CAP
+from bot.session.tool_calls import ANSWER_LIMIT, PREVIEW_LIMIT
+
+# Longer than any part of a string a session keeps, with room for leading whitespace that a
+# session strips before it cuts.
+HEAD_LIMIT = 2 * max(TEXT_CAP, RESULT_TEXT_CAP, USER_TEXT_CAP, NOTICE_CAP, ANSWER_LIMIT,
+                     PREVIEW_LIMIT)  # fmt: skip
+TAIL_MARGIN = 8192  # longer than any secret but a private key (matched to its end anyway)
+_SPACE = re.compile(r"\s")
+
+R = TypeVar("R")
+
+
+def bounded_redact(redactor: Redactor, text: str, limit: int = HEAD_LIMIT) -> str:
+    """``text`` redacted up to ``limit`` characters and past them to the end of the word (or
+    ``TAIL_MARGIN`` more); the rest is kept as it is."""
+    if len(text) <= limit:
+        return redactor.redact(text)
+    space = _SPACE.search(text, limit, limit + TAIL_MARGIN)
+    cut = space.start() if space is not None else limit + TAIL_MARGIN
+    head = text[:cut]
+    redacted = redactor.redact(head)
+    return text if redacted == head else redacted + text[cut:]
+
+
+def redact_record(record: R, redactor: Redactor) -> R:
+    """``record`` with its strings redacted; the very same object when nothing changed."""
+    return redact_value(record, redactor)
+
+
+def redact_value(value: R, redactor: Redactor) -> R:
+    """Any record, or JSON-like value (a message payload: its text and blocks), with its
+    strings redacted; the very same object when nothing changed.
+
+    The pre-filter runs once on the whole value as JSON (orjson, in C: most values hold no
+    secret, and walking them in Python would cost more than the search); only a value that
+    may hold one is walked and rebuilt."""
+    # A record's field values only: its field names ("input_tokens") are not its text.
+    fields = _fields_of(value.__class__) if dataclasses.is_dataclass(value) else None
+    try:
+        data = orjson.dumps(value if fields is None else fields(value),
+                            option=orjson.OPT_NON_STR_KEYS)  # fmt: skip
+    except TypeError:  # something orjson cannot write (JSONEncodeError is a TypeError)
+        data = None
+    if data is not None and not redactor.may_hold_secret_json(data):
+        return value
+    return _value(value, redactor)  # type: ignore[no-any-return]
+
+
+@functools.lru_cache(maxsize=256)  # one entry per record class: a handful
+def _field_names(cls: Any) -> tuple[str, ...]:
+    return tuple(field.name for field in dataclasses.fields(cls))
+
+
+@functools.lru_cache(maxsize=256)
+def _fields_of(cls: Any) -> Callable[[Any], Any]:
+    """A function from a record to the tuple of its field values (``attrgetter``, in C)."""
+    names = _field_names(cls)
+    getter = operator.attrgetter(*names)
+    return getter if len(names) > 1 else lambda value: (getter(value),)
+
+
+def _value(value: Any, redactor: Redactor) -> Any:
+    if type(value) is str:
+        return bounded_redact(redactor, value) if len(value) >= MIN_LENGTH else value
+    if value is None or isinstance(value, int | float):
+        return value
+    if isinstance(value, dict):
+        return _mapping(value, redactor)
+    if isinstance(value, list | tuple):
+        return _sequence(value, redactor)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return _dataclass(value, redactor)
+    return value
+
+
+def _dataclass(value: Any, redactor: Redactor) -> Any:
+    changed: dict[str, Any] = {}
+    for name in _field_names(value.__class__):
+        old = getattr(value, name)
+        new = _value(old, redactor)
+        if new is not old:
+            changed[name] = new
+    return dataclasses.replace(value, **changed) if changed else value
+
+
+def _mapping(value: dict[Any, Any], redactor: Redactor) -> dict[Any, Any]:
+    """Values and keys (a summary may show both)."""
+    items = [(_value(key, redactor), _value(old, redactor)) for key, old in value.items()]
+    if all(k is o and v is p for (k, v), (o, p) in zip(items, value.items(), strict=True)):
+        return value
+    return dict(items)
+
+
+def _sequence(value: list[Any] | tuple[Any, ...], redactor: Redactor) -> Any:
+    items = [_value(item, redactor) for item in value]
+    if all(new is old for new, old in zip(items, value, strict=True)):
+        return value
+    if isinstance(value, list):
+        return items
+    return type(value)(*items) if hasattr(value, "_fields") else tuple(items)

@@ -1,0 +1,110 @@
+"""Every session of a stream, by id: routes records to their sessions, and forgets the sessions
+a caller is done with so that a long stream of many sessions keeps its memory bounded."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from bot.records import Record, Unparsed
+from bot.session.significance import Significance
+from bot.session.state import Session, SessionSettings
+
+TOMBSTONES = 100_000  # released session ids remembered; the oldest is forgotten past this
+
+
+class SessionBook:
+    """Every open session of a stream, by id, in the order they first appeared."""
+
+    def __init__(self, settings: SessionSettings | None = None) -> None:
+        self.settings = settings or SessionSettings()
+        self.sessions: dict[str, Session] = {}
+        self.records = 0
+        self.unparsed = 0
+        self.hidden = 0
+        self.late = 0  # records of a session already released (counted, not applied)
+        self._last: Session | None = None  # consecutive records mostly share a session
+        self._recent: dict[str, None] = {}  # open session ids, least recently active first
+        self._released: dict[str, None] = {}  # tombstones of released sessions, oldest first
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        """Unpickle a book saved before sessions could be released."""
+        sessions = state.get("sessions")
+        self.__dict__.update(late=0, _released={})
+        self.__dict__["_recent"] = dict.fromkeys(sessions) if isinstance(sessions, dict) else {}
+        self.__dict__.update(state)
+
+    def apply(self, record: Record, now: datetime | None = None) -> Session | None:
+        """Route one record to its session; returns that session (None for unparsed lines and
+        for late records of a released session)."""
+        self.records += 1
+        session_id = record.session_id
+        if not session_id:  # an unparsed line, or a line before any session began
+            if type(record) is Unparsed:
+                self.unparsed += 1
+            else:
+                self.hidden += 1
+            return None
+        session = self._last
+        if session is None or session.session_id != session_id:
+            session = self._switch(session_id)
+            if session is None:
+                self.late += 1
+                return None
+        if session.apply(record, now) is Significance.HIDDEN:
+            self.hidden += 1
+        return session
+
+    def _switch(self, session_id: str) -> Session | None:
+        """The session records now go to, made the most recently active (None: released)."""
+        session = self.sessions.get(session_id)
+        recent = self._recent
+        if session is None:
+            if session_id in self._released:
+                return None
+            session = self.sessions[session_id] = Session(session_id, self.settings)
+        else:
+            del recent[session_id]
+        recent[session_id] = None
+        self._last = session
+        return session
+
+    def least_recent(self) -> Session | None:
+        """The open session whose last record is the oldest (the first to release when the
+        caller keeps a bounded number of sessions), or None when none is open."""
+        for session_id in self._recent:
+            return self.sessions[session_id]
+        return None
+
+    def release(self, session_id: str) -> None:
+        """Forget a session the caller is done with (e.g. once its final messages are sent).
+        A small tombstone stays: a late record of it is counted as ``late``, not applied to a
+        new session of the same id."""
+        session = self.sessions.pop(session_id, None)
+        if session is None:
+            return
+        del self._recent[session_id]
+        if self._last is session:
+            self._last = None
+        released = self._released
+        released[session_id] = None
+        if len(released) > TOMBSTONES:
+            del released[next(iter(released))]
+
+    def restore(self, session: Session) -> None:
+        """Take back a released session (kept elsewhere meanwhile): its records apply again."""
+        session_id = session.session_id
+        self._released.pop(session_id, None)
+        self.sessions[session_id] = session
+        self._recent.pop(session_id, None)
+        self._recent[session_id] = None
+
+    def tick(self, now: datetime) -> list[Session]:
+        """Sessions whose state changed because time passed (orphaned calls)."""
+        return [session for session in self.sessions.values() if session.tick(now)]
+
+    def close(self, expects_result: dict[str, bool] | None = None) -> None:
+        """End of input; ``expects_result`` says, per session id, whether its format reports a
+        session's end (default: it does)."""
+        flags = expects_result or {}
+        for session_id, session in self.sessions.items():
+            session.close(flags.get(session_id, True))

@@ -1,0 +1,153 @@
+"""Following every session file in a folder, or matching a glob, new ones as they appear.
+
+``slacktail follow DIR`` follows ``DIR/**/*.jsonl``: Claude Code's ``~/.claude/projects``
+holds ``<project>/<session>.jsonl`` and, for the subagents a session started,
+``<project>/<session>/subagents/agent-<id>.jsonl``; both are found. Only JSON Lines files are
+followed: a ``.json`` or ``.traj`` document is rewritten whole, not appended to. A glob (``*``,
+``?``, ``[``, ``**`` for any depth) follows what it matches.
+
+Each file is its own ``FileFollower`` (each needs its own format reader), handed out once by
+``new_files``. One ``ChangeWatch`` serves them all: the folders are scanned again when a file
+or folder appears (or every ``rescan_interval`` seconds), and a file is looked at when it
+changed (or every ``recheck_interval`` seconds). Files idle for ``close_idle_after`` seconds are
+closed until they change, so open files stay few however many sessions the folder holds.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from bot.errors import InputError
+from bot.sources.follow import FileFollower
+from bot.sources.lines import DEFAULT_MAX_LINE_BYTES
+from bot.sources.position import FilePosition
+from bot.sources.watch import ChangeWatch, wait_for_change
+
+SESSION_FILES = "**/*.jsonl"
+RESCAN_S = 10.0  # with events; without, folders are scanned as often as files are polled
+CLOSE_IDLE_S = 60.0
+GLOB_CHARACTERS = frozenset("*?[")
+
+
+def is_folder_target(target: str) -> bool:
+    """``target`` names a folder or is a glob (else it is one file, or ``-``)."""
+    return Path(target).expanduser().is_dir() or any(c in GLOB_CHARACTERS for c in target)
+
+
+def split_target(target: str) -> tuple[Path, str]:
+    """The folder to watch and the glob pattern under it: ``DIR`` → ``(DIR, "**/*.jsonl")``,
+    ``~/logs/*/run-*.jsonl`` → ``(~/logs, "*/run-*.jsonl")``."""
+    path = Path(target).expanduser()
+    if path.is_dir():
+        return path, SESSION_FILES
+    parts = path.parts
+    fixed = next((i for i, part in enumerate(parts) if GLOB_CHARACTERS & set(part)), len(parts))
+    if fixed == len(parts):
+        raise InputError(f"{target}: not a folder, nor a glob pattern")
+    root = Path(*parts[:fixed]) if fixed else Path(".")
+    if not root.is_dir():
+        raise InputError(f"{root}: no such folder")
+    return root, str(Path(*parts[fixed:]))
+
+
+def parent_session(path: Path) -> str | None:
+    """For a Claude Code subagent's file, ``<session>/subagents/agent-<id>.jsonl``, the id of
+    the session that started it; None for any other file."""
+    if path.parent.name == "subagents" and path.name.startswith("agent-"):
+        return path.parent.parent.name
+    return None
+
+
+class FolderWatch:
+    """The session files under ``target`` (a folder or a glob), each as a ``FileFollower``.
+
+    ``resume(path)`` gives a file's stored position (None: read it from its start);
+    ``select(path)`` may leave files out (asked again at each scan until it takes them).
+    """
+
+    def __init__(
+        self,
+        target: str,
+        *,
+        watch: ChangeWatch | None = None,
+        resume: Callable[[Path], FilePosition | None] | None = None,
+        select: Callable[[Path], bool] | None = None,
+        stop_at_end: bool = False,
+        rescan_interval: float = RESCAN_S,
+        close_idle_after: float | None = CLOSE_IDLE_S,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.name = target
+        self.root, self.pattern = split_target(target)
+        self.watch = watch if watch is not None else ChangeWatch(clock=clock)
+        self._own_watch = watch is None
+        self.watch.watch_folder(self.root, recursive=True)
+        self._resume = resume
+        self._select = select
+        self.stop_at_end = stop_at_end
+        polling = self.watch.recheck_interval
+        self._rescan_interval = rescan_interval if self.watch.events else polling
+        self._close_idle_after = close_idle_after
+        self._max_line_bytes = max_line_bytes
+        self._clock = clock
+        self._scanned_at = float("-inf")
+        self.followers: dict[str, FileFollower] = {}  # by absolute path
+
+    def new_files(self) -> list[FileFollower]:
+        """Followers for the files that appeared since the last call (all of them, the first
+        time), in path order. A file is handed out once, whatever happens to it later: its
+        follower copes with it being rotated, truncated, deleted and created again."""
+        if not self._scan_due():
+            return []
+        self._scanned_at = self._clock()
+        found: list[FileFollower] = []
+        for path in self._matches():
+            key = os.path.abspath(path)
+            if key in self.followers or (self._select is not None and not self._select(path)):
+                continue
+            follower = self._follower(path)
+            self.followers[key] = follower
+            found.append(follower)
+        return found
+
+    def ready(self) -> bool:
+        """A followed file changed, or the folders may hold new files."""
+        return self._scan_due() or any(f.ready() for f in self.followers.values())
+
+    def wait_ready(self, timeout: float) -> bool:
+        """Block until ``ready()`` or ``timeout`` seconds passed (woken by file-system events,
+        or polling where there are none)."""
+        return wait_for_change(self.watch, [self], timeout)
+
+    def close(self) -> None:
+        for follower in self.followers.values():
+            follower.close()
+        if self._own_watch:
+            self.watch.close()
+
+    def _scan_due(self) -> bool:
+        if self.watch.take_new_entries():
+            self._scanned_at = float("-inf")
+        return self._clock() - self._scanned_at >= self._rescan_interval
+
+    def _matches(self) -> list[Path]:
+        names = glob.glob(self.pattern, root_dir=self.root, recursive=True)
+        paths = (self.root / name for name in names)
+        return sorted((p for p in paths if p.is_file()), key=str)  # a session before its subagents
+
+    def _follower(self, path: Path) -> FileFollower:
+        return FileFollower(
+            path,
+            resume=self._resume(path) if self._resume is not None else None,
+            wait_for_file=True,
+            stop_at_end=self.stop_at_end,
+            watch=self.watch,
+            close_idle_after=self._close_idle_after,
+            max_line_bytes=self._max_line_bytes,
+            clock=self._clock,
+        )

@@ -1,0 +1,148 @@
+"""Reading stdin through a spool file, so that a restart resumes it like any file.
+
+A thread copies stdin's bytes, as they arrive, to ``<state>/spool/stdin-<UTC time>-<pid>.jsonl``
+(created 0600, written unbuffered); the main loop follows that file with a ``FileFollower``,
+whose positions the store commits. The input ends once stdin ended and the spool was read to
+its end. A spool left by an earlier run is complete (its stdin is gone): ``leftover_spools``
+lists them, to be read from their stored positions with ``stop_at_end`` and deleted once read
+and committed (``remove_spool``). A wrapped command's output (``run -- CMD``) is not spooled:
+a restart runs the command again, so there is nothing to resume.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from bot.errors import InputError
+from bot.sources.follow import FileFollower
+from bot.sources.lines import DEFAULT_MAX_LINE_BYTES
+from bot.sources.position import FilePosition
+from bot.sources.source import Item
+from bot.sources.stream import CHUNK_BYTES, ChunkStream
+
+log = logging.getLogger(__name__)
+
+SPOOL_PREFIX = "stdin-"
+
+
+class StdinSpool:
+    """``stream`` copied to a new spool file in ``folder`` (created 0700 if missing) on a
+    thread, and followed from that file: a ``Source`` named ``name``."""
+
+    def __init__(
+        self,
+        stream: ChunkStream,
+        folder: Path,
+        *,
+        name: str | None = None,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        now: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self.error: OSError | ValueError | None = None
+        self.path = _create(folder, now())
+        self.name = name if name is not None else str(self.path)  # resumed by this name
+        self._stream = stream
+        self._ended = threading.Event()  # stdin ended: every byte of it is in the spool
+        self._wrote = threading.Event()  # bytes (or the end) arrived since the last wait
+        self._follower = FileFollower(self.path, max_line_bytes=max_line_bytes, name=self.name)
+        self._thread = threading.Thread(
+            target=self._copy, name="slacktail-spool", daemon=True
+        )
+        self._thread.start()
+
+    @property
+    def closed(self) -> bool:
+        return self._follower.closed
+
+    @property
+    def ended(self) -> bool:
+        """stdin ended (the spool may not be read to its end yet)."""
+        return self._ended.is_set()
+
+    def position(self) -> FilePosition:
+        """Where the lines returned so far end in the spool file (see ``FileFollower``)."""
+        return self._follower.position()
+
+    def read_available(self) -> list[Item]:
+        """The lines spooled since the last call; once stdin ended, up to the spool's end,
+        the partial last line too, and the source closes."""
+        if self._ended.is_set():  # looked at first: what was spooled before the end is read
+            self._follower.stop_at_end = True
+        return self._follower.read_available()
+
+    def ready(self) -> bool:
+        if self._follower.closed:
+            return False
+        return self._ended.is_set() or self._follower.ready()
+
+    def wait_ready(self, timeout: float) -> bool:
+        self._wrote.clear()
+        if self.ready():
+            return True
+        self._wrote.wait(max(timeout, 0.0))
+        return self.ready()
+
+    def close(self) -> None:
+        """Stop following. The thread is a daemon: a read it is blocked in does not keep the
+        process alive."""
+        self._follower.close()
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait for the copying thread to end (after end of input); whether it did."""
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    def _copy(self) -> None:
+        """The thread: stdin's chunks appended to the spool until end of input (or an error)."""
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+        try:
+            while True:
+                chunk = self._stream.read1(CHUNK_BYTES)
+                if not chunk:
+                    break
+                _write_all(fd, chunk)
+                self._wrote.set()
+        except (OSError, ValueError) as error:  # EIO, a closed stream, a full disk
+            self.error = error
+            log.warning("%s: spooling stopped: %s", self.name, error)
+        finally:
+            os.close(fd)
+            self._ended.set()
+            self._wrote.set()
+
+
+def leftover_spools(folder: Path, *, besides: Path | None = None) -> list[Path]:
+    """The spool files in ``folder`` left by earlier runs (all but ``besides``), oldest first."""
+    if not folder.is_dir():
+        return []
+    found = sorted(folder.glob(f"{SPOOL_PREFIX}*.jsonl"))
+    return [path for path in found if besides is None or path != besides]
+
+
+def remove_spool(path: Path) -> None:
+    """Delete a spool file read to its end and committed (gone already: nothing to do)."""
+    path.unlink(missing_ok=True)
+
+
+def _create(folder: Path, moment: datetime) -> Path:
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        stamp = moment.astimezone(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+        path = folder / f"{SPOOL_PREFIX}{stamp}-{os.getpid()}.jsonl"
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except OSError as error:
+        reason = error.strerror or error
+        raise InputError(f"{folder}: cannot spool stdin there ({reason})") from None
+    return path
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]

@@ -1,0 +1,103 @@
+"""Spooling stdin: its bytes land in a private spool file as they come, the lines are read from
+that file, the input ends after stdin's end, and spools left by an earlier run are found."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import BinaryIO
+
+import pytest
+
+from bot.errors import InputError
+from bot.sources.follow import FileFollower
+from bot.sources.lines import Line
+from bot.sources.spool import StdinSpool, leftover_spools, remove_spool
+from tests.sources.helpers import collect, data, until_closed, until_lines, wait_until
+
+MOMENT = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+
+
+@pytest.fixture
+def pipe() -> Iterator[tuple[BinaryIO, int]]:
+    """A stream to read (like stdin's buffer) and the descriptor that writes into it."""
+    read_end, write_end = os.pipe()
+    stream = open(read_end, "rb")  # noqa: SIM115 (closed below)
+    yield stream, write_end
+    with contextlib.suppress(OSError):  # closed by the test already
+        os.close(write_end)  # first: the spool's thread reading the stream sees its end
+    stream.close()
+
+
+def test_lines_written_to_stdin_are_read_through_the_spool(
+    tmp_path: Path, pipe: tuple[BinaryIO, int]
+) -> None:
+    stream, writer = pipe
+    spool = StdinSpool(stream, tmp_path / "spool", now=lambda: MOMENT)
+    os.write(writer, b"one\ntwo\n")
+    assert data(collect(spool, until_lines(2))) == [b"one", b"two"]
+    assert spool.path.read_bytes() == b"one\ntwo\n"
+    assert spool.path.name == f"stdin-20260102T030405000000Z-{os.getpid()}.jsonl"
+    spool.close()
+
+
+def test_the_spool_file_is_private(tmp_path: Path, pipe: tuple[BinaryIO, int]) -> None:
+    spool = StdinSpool(pipe[0], tmp_path / "spool")
+    assert stat.S_IMODE(spool.path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(spool.path.parent.stat().st_mode) == 0o700
+    spool.close()
+
+
+def test_the_input_ends_after_stdin_with_its_partial_last_line(
+    tmp_path: Path, pipe: tuple[BinaryIO, int]
+) -> None:
+    stream, writer = pipe
+    spool = StdinSpool(stream, tmp_path / "spool")
+    os.write(writer, b"one\nlast")
+    os.close(writer)
+    assert data(collect(spool, until_closed(spool))) == [b"one", b"last"]
+    assert spool.join(timeout=5)
+    assert not spool.ready()
+
+
+def test_waiting_wakes_when_stdin_brings_bytes(tmp_path: Path, pipe: tuple[BinaryIO, int]) -> None:
+    stream, writer = pipe
+    spool = StdinSpool(stream, tmp_path / "spool")
+    assert not spool.ready()
+    os.write(writer, b"x\n")
+    assert spool.wait_ready(5)
+    assert data(spool.read_available()) == [b"x"]
+    spool.close()
+
+
+def test_a_spool_left_by_an_earlier_run_is_found_and_resumed(
+    tmp_path: Path, pipe: tuple[BinaryIO, int]
+) -> None:
+    stream, writer = pipe
+    first = StdinSpool(stream, tmp_path / "spool", now=lambda: MOMENT)
+    os.write(writer, b"read\n")
+    collect(first, until_lines(1))
+    committed = first.position()  # what the store committed before a crash
+    os.write(writer, b"not yet\n")
+    wait_until(lambda: first.path.stat().st_size == 13)
+    first.close()
+    with open(os.devnull, "rb") as empty:
+        second = StdinSpool(empty, tmp_path / "spool")
+    assert leftover_spools(tmp_path / "spool", besides=second.path) == [first.path]
+    with FileFollower(first.path, resume=committed, stop_at_end=True) as rest:
+        assert rest.read_available() == [Line(2, 13, b"not yet")]
+    remove_spool(first.path)
+    assert leftover_spools(tmp_path / "spool", besides=second.path) == []
+    second.close()
+
+
+def test_a_spool_folder_that_cannot_be_made_is_an_input_error(
+    tmp_path: Path, pipe: tuple[BinaryIO, int]
+) -> None:
+    (tmp_path / "file").write_bytes(b"")
+    with pytest.raises(InputError, match="cannot spool stdin"):
+        StdinSpool(pipe[0], tmp_path / "file" / "spool")

@@ -1,0 +1,116 @@
+"""Checkpoints of the core: a restore anywhere in a log gives the same threads as reading it
+straight through; a checkpoint from another version, or an unreadable one, is dropped and
+reported; checkpoints are taken when due, not on every turn."""
+
+from __future__ import annotations
+
+import io
+import pickle
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from blocks.thread import thread_messages
+from bot.checkpoints import CORE_VERSION, Checkpoints, CoreState
+from bot.formats.reader import SourceReader
+from bot.logs import EventLog
+from bot.session import SessionBook
+from bot.sources.files import is_document, read_bytes, split_lines
+from bot.store import Store
+from tests.conftest import FakeClock, corpus_files
+
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+LINE_FILES = [p for p in corpus_files() if not is_document(p.read_bytes())]
+
+
+def _feed(core: CoreState, name: str, lines: list[tuple[int, bytes]]) -> None:
+    reader = core.readers.setdefault(name, SourceReader(name))
+    for number, line in lines:
+        for record in reader.feed(line, number):
+            core.book.apply(record, NOW)
+
+
+def _threads(core: CoreState) -> dict[str, list[tuple[str, str]]]:
+    for reader in core.readers.values():
+        for record in reader.finish():
+            core.book.apply(record, NOW)
+    core.book.close()
+    return {
+        session_id: [(m.key, m.text) for m in thread_messages(session, NOW)]
+        for session_id, session in core.book.sessions.items()
+    }
+
+
+@pytest.mark.parametrize("path", LINE_FILES, ids=[f"{p.parent.name}/{p.name}" for p in LINE_FILES])
+def test_a_core_restored_midway_gives_the_same_threads(path: Path) -> None:
+    lines = list(split_lines(read_bytes(path)))
+    straight = CoreState(SessionBook())
+    _feed(straight, path.name, lines)
+    for cut in sorted({1, len(lines) // 3, len(lines) // 2, len(lines) - 1}):
+        first = CoreState(SessionBook())
+        _feed(first, path.name, lines[:cut])
+        restored = pickle.loads(pickle.dumps(first, protocol=pickle.HIGHEST_PROTOCOL))
+        _feed(restored, path.name, lines[cut:])
+        assert _threads(restored) == _threads(_copy(straight)), f"cut at line {cut}"
+
+
+def _copy(core: CoreState) -> CoreState:
+    copied = pickle.loads(pickle.dumps(core))
+    assert isinstance(copied, CoreState)
+    return copied
+
+
+def test_a_saved_checkpoint_is_restored(tmp_path: Path) -> None:
+    store = Store.open(tmp_path)
+    core = CoreState(SessionBook(), families={"s1": "agno"}, ended={"a.jsonl"})
+    Checkpoints(store, "job").save(core, {"a.jsonl": {"offset": 5}})
+    restored = Checkpoints(store, "job").restore()
+    assert restored.core is not None
+    assert restored.core.families == {"s1": "agno"} and restored.core.ended == {"a.jsonl"}
+    assert restored.positions == {"a.jsonl": {"offset": 5}}
+
+
+def test_no_checkpoint_restores_nothing(tmp_path: Path) -> None:
+    restored = Checkpoints(Store.open(tmp_path), "job").restore()
+    assert restored.core is None and restored.positions == {}
+
+
+def _log() -> tuple[EventLog, io.StringIO]:
+    stream = io.StringIO()
+    return EventLog(stream), stream
+
+
+def test_a_checkpoint_of_another_version_is_dropped_and_reported(tmp_path: Path) -> None:
+    store = Store.open(tmp_path)
+    store.save_checkpoint("job", CORE_VERSION + 1, pickle.dumps(CoreState(SessionBook())), {})
+    log, out = _log()
+    restored = Checkpoints(store, "job", log=log).restore()
+    assert restored.core is None and restored.positions == {}
+    assert '"checkpoint_dropped"' in out.getvalue() and "another version" in out.getvalue()
+    assert store.checkpoint("job") is None
+
+
+def test_an_unreadable_checkpoint_is_dropped_and_reported(tmp_path: Path) -> None:
+    store = Store.open(tmp_path)
+    store.save_checkpoint("job", CORE_VERSION, b"\x80\x05garbage", {"a": {"offset": 1}})
+    log, out = _log()
+    restored = Checkpoints(store, "job", log=log).restore()
+    assert restored.core is None and restored.positions == {}
+    assert "unreadable" in out.getvalue()
+
+
+def test_a_checkpoint_holding_something_else_is_dropped(tmp_path: Path) -> None:
+    store = Store.open(tmp_path)
+    store.save_checkpoint("job", CORE_VERSION, pickle.dumps({"not": "a core"}), {})
+    assert Checkpoints(store, "job").restore().core is None
+
+
+def test_checkpoints_are_due_at_most_every_interval(tmp_path: Path) -> None:
+    clock = FakeClock()
+    checkpoints = Checkpoints(Store.open(tmp_path), "job", clock=clock, min_interval_s=1.0)
+    assert checkpoints.due()
+    checkpoints.save(CoreState(SessionBook()), {})
+    assert not checkpoints.due()
+    clock.advance(1.0)
+    assert checkpoints.due()

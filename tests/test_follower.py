@@ -1,0 +1,87 @@
+"""The follower's memory over a long run: a finished, delivered session idle for a while leaves
+memory for the store; a late record of it brings it back, and its thread goes on in place."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import orjson
+
+from bot.checkpoints import Checkpoints
+from bot.delivery import Delivery, SlackApi
+from bot.follower import RETIRE_AFTER_S, RETIRE_EVERY_S, Follower
+from bot.localslack import LocalSlack
+from bot.sources.follow import FileFollower
+from bot.store import Store
+from tests.conftest import FakeClock
+
+TOKEN = "xoxb-follower"
+
+
+class WallClock:
+    def __init__(self) -> None:
+        self.now = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+def line(obj: dict[str, object]) -> bytes:
+    return orjson.dumps(obj) + b"\n"
+
+
+def session_lines(sid: str, text: str) -> bytes:
+    return (
+        line({"type": "system", "subtype": "init", "session_id": sid, "cwd": "/w", "model": "m"})
+        + line({"type": "assistant", "session_id": sid,
+                "message": {"id": f"{sid}-m", "content": [{"type": "text", "text": text}]}})
+        + line({"type": "result", "subtype": "success", "session_id": sid, "is_error": False,
+                "result": text, "duration_ms": 1000, "num_turns": 1})
+    )  # fmt: skip
+
+
+def turn(follower: Follower) -> None:
+    follower.read()
+    follower.render(force=True)
+    follower.delivery.flush()
+    follower.retire()
+
+
+def test_an_idle_finished_session_leaves_memory_and_comes_back_for_a_late_record(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "agent.jsonl"
+    log.write_bytes(session_lines("old", "first answer"))
+    clock, wall = FakeClock(), WallClock()
+    store = Store.open(tmp_path / "state")
+    with LocalSlack(token=TOKEN, rate_limits=False) as slack:
+        delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id(), clock=clock,
+                            sleep=clock.sleep, ledger=store.ledger("T/C/"))  # fmt: skip
+        follower = Follower([FileFollower(log)], delivery, clock=clock, wall_clock=wall,
+                            checkpoints=Checkpoints(store, "job", clock=clock))  # fmt: skip
+        turn(follower)
+        assert "old" in follower.book.sessions
+
+        clock.advance(RETIRE_EVERY_S)
+        wall.now += timedelta(seconds=RETIRE_AFTER_S / 2)
+        turn(follower)
+        assert "old" in follower.book.sessions  # not idle long enough yet
+
+        clock.advance(RETIRE_EVERY_S)
+        wall.now += timedelta(seconds=RETIRE_AFTER_S)
+        turn(follower)
+        assert "old" not in follower.book.sessions
+        assert store.archived_ids("job") == {"old"}
+
+        with log.open("ab") as more:  # the session is resumed days later, in the same file
+            late = {"id": "old-m2", "content": [{"type": "text", "text": "a late word"}]}
+            more.write(line({"type": "assistant", "session_id": "old", "message": late}))
+        turn(follower)
+        session = follower.book.sessions["old"]
+        assert session.result is not None  # the state it had, not a new session
+        (root,) = slack.channel_messages()
+        replies = slack.thread(slack.channel_id(), root["ts"])[1:]
+        texts = [reply["text"] for reply in replies]
+        assert any("first answer" in text for text in texts)
+        assert any("a late word" in text for text in texts)
