@@ -104,7 +104,8 @@ def follow(settings: Settings, path: str, *, once: bool, log: EventLog) -> int:
     check_target(path)
     with connected(settings, log) as slack, kept_state(settings, slack, job_of(path), log) as state:
         spool_dir = None if state.store.path is None else state.store.path.parent / "spool"
-        target = target_for(path, once=once, restored=state.restored, spool_dir=spool_dir)
+        target = target_for(path, once=once, restored=state.restored, spool_dir=spool_dir,
+                            max_line_bytes=settings.max_line_bytes)  # fmt: skip
         try:
             bar = ProgressBar(target.size, Path(path).name) if once and target.size else None
             heartbeat = Heartbeat()
@@ -120,7 +121,7 @@ def follow(settings: Settings, path: str, *, once: bool, log: EventLog) -> int:
 
 def run(settings: Settings, argv: Sequence[str], *, log: EventLog) -> int:
     with connected(settings, log) as slack, kept_state(settings, slack, "run", log) as state:
-        command = AgentCommand(argv)  # forwards SIGINT/SIGTERM to the agent
+        command = AgentCommand(argv, max_line_bytes=settings.max_line_bytes)  # forwards signals
         if state.restored.core is not None:  # a new agent's output: read from its start
             state.restored.core.readers.pop(command.name, None)
             state.restored.core.ended.discard(command.name)

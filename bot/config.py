@@ -64,6 +64,9 @@ class Settings(BaseSettings):
         default=None, ge=0, le=65535, description="serve /healthz and /metrics on this port"
     )
     health_host: str = Field(default="127.0.0.1", description="the address /healthz listens on")
+    max_line_bytes: int = Field(
+        default=8 * 1024 * 1024, ge=1024, description="a longer log line is counted and skipped"
+    )
     rate_scale: float = Field(
         default=1.0, gt=0, description="pace this many times faster (a local Slack whose "
         "rate limits are scaled the same way); never above 1 against Slack itself",

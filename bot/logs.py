@@ -44,7 +44,9 @@ class EventLog:
 
     def redacted(self, text: str) -> str:
         """``text`` as it may be written out (a traceback, an error message)."""
-        return (self.redactor or Redactor()).redact(text)
+        if self.redactor is None:
+            self.redactor = Redactor()  # the rule table alone, until settings give more
+        return self.redactor.redact(text)
 
 
 def own_secrets(settings: Settings) -> list[str]:

@@ -53,7 +53,8 @@ def report_of(
         unparsed_lines=read.unparsed, long_lines=read.long_lines,
         sessions=len(follower.book.sessions), messages_posted=sent.posts,
         messages_updated=sent.updates, reactions=sent.reactions, rate_limited=sent.rate_limited,
-        retries=sent.retries, payload_fallbacks=sent.fallbacks, pending=follower.delivery.pending,
+        retries=sent.retries, payload_fallbacks=sent.fallbacks, delivery_errors=sent.gave_up,
+        pending=follower.delivery.pending,
         lag_s=lag_s, delivery_stopped=stopped,
     )  # fmt: skip
 

@@ -65,18 +65,21 @@ def check_target(path: str) -> None:
     FileFollower(path).close()  # raises InputError naming what is wrong
 
 
-def target_for(path: str, *, once: bool, restored: Restored, spool_dir: Path | None) -> Target:
+def target_for(
+    path: str, *, once: bool, restored: Restored, spool_dir: Path | None, max_line_bytes: int
+) -> Target:
     if path == "-":
-        return _stdin(restored, spool_dir)
+        return _stdin(restored, spool_dir, max_line_bytes)
     if is_folder_target(path):
-        folder = FolderWatch(path, resume=lambda p: _resume(restored, str(p)), stop_at_end=once)
+        folder = FolderWatch(path, resume=lambda p: _resume(restored, str(p)), stop_at_end=once,
+                             max_line_bytes=max_line_bytes)  # fmt: skip
         return Target(folder=folder)
-    return _file(path, once=once, restored=restored)
+    return _file(path, once=once, restored=restored, max_line_bytes=max_line_bytes)
 
 
-def _file(path: str, *, once: bool, restored: Restored) -> Target:
+def _file(path: str, *, once: bool, restored: Restored, max_line_bytes: int) -> Target:
     resume = _resume(restored, path)
-    follower = FileFollower(path, stop_at_end=once, resume=resume)
+    follower = FileFollower(path, stop_at_end=once, resume=resume, max_line_bytes=max_line_bytes)
     size = Path(path).stat().st_size
     head = Path(path).read_bytes() if size < DOCUMENT_MAX and resume is None else b""
     if head and is_document(head):  # a .traj or a stored run: rewritten, not appended to
@@ -86,17 +89,18 @@ def _file(path: str, *, once: bool, restored: Restored) -> Target:
     return Target([follower], size=size)
 
 
-def _stdin(restored: Restored, spool_dir: Path | None) -> Target:
+def _stdin(restored: Restored, spool_dir: Path | None, max_line_bytes: int) -> Target:
     stdin = cast(ChunkStream, sys.stdin.buffer)  # a BufferedReader: it has read1
     if spool_dir is None:  # nothing outlives this run (the embedded local Slack)
-        return Target([StreamReader(stdin, name="stdin")])
+        return Target([StreamReader(stdin, name="stdin", max_line_bytes=max_line_bytes)])
     try:
-        spool = StdinSpool(stdin, spool_dir)
+        spool = StdinSpool(stdin, spool_dir, max_line_bytes=max_line_bytes)
     except OSError as error:
         raise InputError(f"{spool_dir}: cannot spool standard input there ({error})") from None
     target = Target()
     for path in leftover_spools(spool_dir, besides=spool.path):
-        left = FileFollower(path, stop_at_end=True, resume=_resume(restored, str(path)))
+        left = FileFollower(path, stop_at_end=True, resume=_resume(restored, str(path)),
+                            max_line_bytes=max_line_bytes)  # fmt: skip
         target.sources.append(left)
         target.spools.append((left, path))
     target.sources.append(spool)

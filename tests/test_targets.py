@@ -91,3 +91,17 @@ def test_a_folder_that_does_not_exist_in_a_glob_is_one_line_and_exit_2(
     assert main(["follow", "--once", str(tmp_path / "nowhere" / "*.jsonl")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no such folder" in err
+
+
+def test_a_line_over_the_configured_size_is_counted_and_the_lines_after_it_are_read(
+    slack: LocalSlack, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    monkeypatch.setenv("SLACKTAIL_MAX_LINE_BYTES", "1024")
+    lines = MENTIONS.read_bytes().splitlines(keepends=True)
+    log = tmp_path / "agent.jsonl"
+    log.write_bytes(lines[0] + b'{"huge": "' + b"x" * 5000 + b'"}\n' + b"".join(lines[1:]))
+    assert main(["follow", "--once", str(log)]) == 0
+    assert roots(slack) == ["Claude Code session mention-test: succeeded"]
+    err = capsys.readouterr().err
+    assert '"event":"long_line"' in err and '"bytes":5012' in err

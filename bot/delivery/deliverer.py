@@ -62,6 +62,7 @@ class Counts:
     rate_limited: int = 0
     retries: int = 0
     fallbacks: int = 0
+    gave_up: int = 0  # calls whose retries ran out (Slack unreachable or answering 5xx)
 
 
 class Delivery:
@@ -175,6 +176,7 @@ class Delivery:
         the loop goes on reading; what must be sent stays wanted, the latest state of each
         message only."""
         now = self.clock()
+        self.counts = _add(self.counts, gave_up=1)
         if self.outage_since is None:
             self.outage_since = now
         pause = min(OUTAGE_MAX_PAUSE, max(OUTAGE_FIRST_PAUSE, self._outage_pause * 2))

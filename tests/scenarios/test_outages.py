@@ -73,6 +73,7 @@ def test_following_goes_on_through_an_outage_and_the_channel_ends_right(tmp_path
         read_during_5xx = follower.counts.lines
         assert read_during_5xx == 2 * third  # reading went on
         assert follower.delivery.outage_since is not None
+        assert follower.delivery.counts.gave_up > 0
 
         slack.stop()  # connections refused
         with log.open("ab") as file:
