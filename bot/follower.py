@@ -110,9 +110,12 @@ class Follower:
         now = self.wall_clock()
         read = 0
         if self.folder is not None:
-            for found in self.folder.new_files():
-                self.add_source(found)
-                self.log.event("file_found", source=found.name)
+            found = self.folder.new_files()
+            for new_file in found:
+                self.add_source(new_file)
+            if found:  # one line per scan, however many files it found
+                self.log.event("files_found", count=len(found),
+                               sources=[new_file.name for new_file in found[:5]])  # fmt: skip
             self._folder_scanned = True
         for source in self.sources:
             reader = self.readers[source.name]

@@ -83,10 +83,10 @@ def _json_form(pattern: str) -> re.Pattern[bytes]:
     """``pattern`` as it finds the same text inside a JSON string: whitespace may be written
     as an escape (``\\n``). Patterns here say whitespace as ``_WS``, and exclude quotes,
     backslashes and control characters from what they capture (JSON would escape them)."""
-    return re.compile(pattern.replace(_WS, rf"(?:{_WS}|\\[nrtfb])").encode())
+    return re.compile(pattern.replace(_WS, rf"(?:{_WS}|\\[nrt])").encode())
 
 
-_WS = r"[ \t\r\n\f\v]"
+_WS = r"[ \t\r\n]"  # JSON writes each as a two-character escape: _json_form allows it
 _ASSIGNED = (
     r"(?i:password|passwd|secret|token|api[_-]?key|apikey|credentials?)[A-Za-z0-9_.-]{0,40}"
     + _QUOTE
@@ -96,9 +96,10 @@ _ASSIGNED = (
 )
 
 # No whitespace, control character, quote or backslash in the user or password: so the same
-# expression finds it in JSON, where those would be escaped.
+# expression finds it in JSON, where those would be escaped. No brackets either (a URL has
+# none there): a marker, "[redacted:…]", is never taken for a user or a password.
 _URL_PASSWORD = (
-    rf":(?:{_SLASH}){{2}}[^\s\x00-\x1f/@:\"'\\]+:([^\s\x00-\x1f/@\"'\\]+)@"
+    rf":(?:{_SLASH}){{2}}[^\s\x00-\x1f/@:\"'\\\[\]]+:([^\s\x00-\x1f/@\"'\\\[\]]+)@"
 )
 
 RULES: tuple[Rule, ...] = (
