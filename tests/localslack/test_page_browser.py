@@ -168,10 +168,18 @@ def body_text(message: WebElement) -> str:
     return str(message.find_element(By.CSS_SELECTOR, ":scope > .msg-main > .msg-body").text)
 
 
-def thread(root: WebElement) -> WebElement:
-    """The thread under a root message (redrawn with the root: look it up each time)."""
+def in_thread(root: WebElement, selector: str) -> str:
+    """A CSS selector for ``selector`` inside the thread under ``root``. The thread's box is
+    redrawn with its root, so it is never held: each lookup finds what is in it in one
+    command (a held box could be replaced between two commands; the messages in it are kept)."""
     ts = root.get_attribute("data-ts")
-    return root.find_element(By.CSS_SELECTOR, f'.thread[data-thread-ts="{ts}"]')
+    return f'.thread[data-thread-ts="{ts}"] {selector}'.rstrip()
+
+
+def thread_text(driver: WebDriver, root: WebElement) -> str:
+    """The thread's text, read in one command."""
+    script = "const t = arguments[0].querySelector(arguments[1]); return t ? t.innerText : '';"
+    return str(driver.execute_script(script, root, in_thread(root, "")))
 
 
 def reactions(message: WebElement) -> set[str]:
@@ -239,7 +247,9 @@ def test_a_thread_appears_and_its_tool_message_goes_from_running_to_done_in_plac
         tool_el = wait_for(
             browser,
             "the tool's message in the thread",
-            lambda d: thread(root_el).find_element(By.ID, dom_id(tool["ts"])),
+            lambda d: root_el.find_element(
+                By.CSS_SELECTOR, in_thread(root_el, "#" + dom_id(tool["ts"]))
+            ),
         )
         running = wait_for(
             browser,
@@ -264,7 +274,7 @@ def test_a_thread_appears_and_its_tool_message_goes_from_running_to_done_in_plac
         assert slack.thread(slack.channel_id(), root["ts"])[1]["ts"] == tool["ts"]
         tools = [
             m
-            for m in thread(root_el).find_elements(By.CSS_SELECTOR, "article.message")
+            for m in root_el.find_elements(By.CSS_SELECTOR, in_thread(root_el, "article.message"))
             if "make test" in body_text(m)
         ]
         assert tools == [tool_el]  # one message for the tool, never a second one
@@ -281,7 +291,9 @@ def test_a_thread_appears_and_its_tool_message_goes_from_running_to_done_in_plac
             ),
         )
         wait_for(
-            browser, "the result in the thread", lambda d: "All tests pass" in thread(root_el).text
+            browser,
+            "the result in the thread",
+            lambda d: "All tests pass" in thread_text(d, root_el),
         )
         assert browser.execute_script("return window.__samePage === true;"), "the page reloaded"
         assert browser.execute_script("return window.__alerts.concat(window.__inserted);") == []
