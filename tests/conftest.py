@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+
+from bot.localslack import LocalSlack
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("SLACKTAIL_SHARED", ROOT.parent / "shared"))
@@ -58,3 +62,29 @@ def _private_state_dir(
     state = tmp_path_factory.mktemp("xdg-state")
     monkeypatch.setenv("XDG_STATE_HOME", str(state))
     monkeypatch.delenv("SLACKTAIL_STATE_DIR", raising=False)
+
+
+WORKSPACE_TOKEN = "xoxb-workspace-test-0123456789"
+WORKSPACE_SCALE = 40.0  # the local Slack's rate limits and slacktail's pacing, 40 times faster
+
+
+@pytest.fixture
+def workspace(monkeypatch: pytest.MonkeyPatch) -> Iterator[LocalSlack]:
+    """A local Slack that slacktail reaches as a real workspace: ``SLACK_BOT_TOKEN`` and the
+    API's address in the environment, as a user sets them."""
+    with LocalSlack(token=WORKSPACE_TOKEN, scale=WORKSPACE_SCALE) as server:
+        monkeypatch.setenv("SLACK_BOT_TOKEN", WORKSPACE_TOKEN)
+        monkeypatch.setenv("SLACK_API_URL", server.base_url)
+        monkeypatch.setenv("SLACKTAIL_RATE_SCALE", str(WORKSPACE_SCALE))
+        monkeypatch.delenv("SLACKTAIL_CHANNEL", raising=False)
+        yield server
+
+
+def wait_until(condition: Callable[[], bool], timeout: float = 30.0) -> bool:
+    """Whether ``condition`` became true before ``timeout`` seconds passed (checked often)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
@@ -11,21 +10,15 @@ import pytest
 
 from bot.cli import main
 from bot.localslack import LocalSlack
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, WORKSPACE_TOKEN
 
-TOKEN = "xoxb-commands-test"
+TOKEN = WORKSPACE_TOKEN
 LOG = str(FIXTURES / "preview_mentions.jsonl")
-SCALE = 40.0
 
 
 @pytest.fixture
-def slack(monkeypatch: pytest.MonkeyPatch) -> Iterator[LocalSlack]:
-    with LocalSlack(token=TOKEN, scale=SCALE) as server:
-        monkeypatch.setenv("SLACK_BOT_TOKEN", TOKEN)
-        monkeypatch.setenv("SLACK_API_URL", server.base_url)
-        monkeypatch.setenv("SLACKTAIL_RATE_SCALE", str(SCALE))
-        monkeypatch.delenv("SLACKTAIL_CHANNEL", raising=False)
-        yield server
+def slack(workspace: LocalSlack) -> LocalSlack:
+    return workspace
 
 
 def thread_texts(slack: LocalSlack) -> list[list[str]]:

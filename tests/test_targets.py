@@ -7,30 +7,28 @@ from __future__ import annotations
 import io
 import os
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
+import orjson
 import pytest
 
 from bot.cli import main
+from bot.delivery import Delivery, Pacing, SlackApi
+from bot.follower import Follower
 from bot.localslack import LocalSlack
+from bot.sources.folder import FolderWatch
 from bot.store import default_state_dir
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, WORKSPACE_TOKEN, corpus_file
 
-TOKEN = "xoxb-targets-test"
-SCALE = 40.0
+TOKEN = WORKSPACE_TOKEN
 MENTIONS = FIXTURES / "preview_mentions.jsonl"
 STREAM = FIXTURES / "claude_stream_seed002.jsonl"
 
 
 @pytest.fixture
-def slack(monkeypatch: pytest.MonkeyPatch) -> Iterator[LocalSlack]:
-    with LocalSlack(token=TOKEN, scale=SCALE) as server:
-        monkeypatch.setenv("SLACK_BOT_TOKEN", TOKEN)
-        monkeypatch.setenv("SLACK_API_URL", server.base_url)
-        monkeypatch.setenv("SLACKTAIL_RATE_SCALE", str(SCALE))
-        monkeypatch.setenv("SLACKTAIL_CHANNEL", "agents")
-        yield server
+def slack(workspace: LocalSlack, monkeypatch: pytest.MonkeyPatch) -> LocalSlack:
+    monkeypatch.setenv("SLACKTAIL_CHANNEL", "agents")
+    return workspace
 
 
 def roots(slack: LocalSlack) -> list[str]:
@@ -105,3 +103,46 @@ def test_a_line_over_the_configured_size_is_counted_and_the_lines_after_it_are_r
     assert roots(slack) == ["Claude Code session mention-test: succeeded"]
     err = capsys.readouterr().err
     assert '"event":"long_line"' in err and '"bytes":5012' in err
+
+
+def _transcript(**fields: object) -> bytes:
+    base = {"sessionId": PARENT_SESSION, "isSidechain": False, "cwd": "/w", "version": "2.1.38",
+            "timestamp": "2026-01-01T10:00:00.000Z"}  # fmt: skip
+    return orjson.dumps({**base, **fields}) + b"\n"
+
+
+PARENT_SESSION = "6c2214d7-b87e-4432-8e41-22ba294ea584"  # the corpus subagent file's session
+TASK = "toolu_task_1"
+
+
+def test_a_subagents_file_in_a_followed_folder_is_attached_to_its_task(tmp_path: Path) -> None:
+    subagent = corpus_file("claude-transcript", "marot__spotter__agent-afc096d.jsonl")
+    project = tmp_path / "projects" / "spotter"
+    (project / PARENT_SESSION / "subagents").mkdir(parents=True)
+    (project / PARENT_SESSION / "subagents" / "agent-afc096d.jsonl").write_bytes(
+        subagent.read_bytes()
+    )
+    task = {"type": "tool_use", "id": TASK, "name": "Task",
+            "input": {"description": "Explore", "prompt": "Explore the project",
+                      "subagent_type": "Explore"}}  # fmt: skip
+    result = {"type": "tool_result", "tool_use_id": TASK, "content": "explored"}
+    (project / f"{PARENT_SESSION}.jsonl").write_bytes(
+        _transcript(type="user", uuid="u1", parentUuid=None,
+                    message={"role": "user", "content": "look around"})
+        + _transcript(type="assistant", uuid="u2", parentUuid="u1",
+                      message={"id": "m1", "role": "assistant", "content": [task]})
+        + _transcript(type="user", uuid="u3", parentUuid="u2",
+                      message={"role": "user", "content": [result]},
+                      toolUseResult={"status": "completed", "agentId": "afc096d"})
+    )  # fmt: skip
+    folder = FolderWatch(str(tmp_path / "projects"), stop_at_end=True)
+    with LocalSlack(token=TOKEN, rate_limits=False) as slack:
+        delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id(),
+                            pacing=Pacing(scale=100))  # fmt: skip
+        follower = Follower([], delivery, folder=folder)
+        follower.run()
+        folder.close()
+        (session,) = follower.book.sessions.values()
+        under_task = [call for call in session.calls.values() if call.parent == TASK]
+        assert len(under_task) >= 40  # the subagent's Read and Bash calls, under its Task
+        assert len(slack.channel_messages()) == 1  # one thread: the subagent's is not its own

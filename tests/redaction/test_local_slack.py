@@ -14,10 +14,10 @@ import pytest
 
 from bot.cli import main
 from bot.localslack import LocalSlack
+from tests.conftest import WORKSPACE_TOKEN
 from tests.fixtures.secrets.fake import SESSION, secret_log
 
-TOKEN = "xoxb-redaction-test"
-SCALE = 40.0
+TOKEN = WORKSPACE_TOKEN
 INJECTIONS = ("<!channel>", "<!here>", "<!everyone>", "<@U024BE7LH>", "<#C0123ABCD>",
               "<!subteam^S0123ABC>", "<https://evil.example/login|click for your prize>",
               "<mailto:bob@evil.example|mail>", "<!date^1392734382^{date}|x>")  # fmt: skip
@@ -27,13 +27,8 @@ _ACTIVE = re.compile(r"<[@#]|<!(?!date\^(?!1392734382)\d+\^)|<(?:https?|mailto):
 
 
 @pytest.fixture
-def slack(monkeypatch: pytest.MonkeyPatch) -> Iterator[LocalSlack]:
-    with LocalSlack(token=TOKEN, scale=SCALE) as server:
-        monkeypatch.setenv("SLACK_BOT_TOKEN", TOKEN)
-        monkeypatch.setenv("SLACK_API_URL", server.base_url)
-        monkeypatch.setenv("SLACKTAIL_RATE_SCALE", str(SCALE))
-        monkeypatch.delenv("SLACKTAIL_CHANNEL", raising=False)
-        yield server
+def slack(workspace: LocalSlack) -> LocalSlack:
+    return workspace
 
 
 def _follow(slack: LocalSlack, log: Path, lines: list[bytes]) -> list[dict[str, Any]]:

@@ -10,7 +10,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -39,14 +39,6 @@ def log_lines() -> list[bytes]:
         lines.extend(line + b"\n" for line in corpus_file(family, name).read_bytes().splitlines())
     return lines
 
-
-def wait_until(condition: Callable[[], bool], timeout: float = 20.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.01)
-    return True
 
 
 class Sidecar:

@@ -8,16 +8,14 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
 from pathlib import Path
 
 from prometheus_client.parser import text_string_to_metric_families
 
 from bot.localslack import LocalSlack
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, wait_until
 
 TOKEN = "xoxb-sidecar-5555-abcdefabcdef"
 LOG = FIXTURES / "preview_mentions.jsonl"
@@ -38,14 +36,6 @@ def fetch(url: str) -> tuple[int, str]:
     except OSError:
         return 0, ""
 
-
-def wait_until(condition: Callable[[], bool], timeout: float = 30.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
 
 
 def metric(text: str, name: str) -> float:
