@@ -4,6 +4,7 @@ tests run at Slack's real rates without waiting."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -13,6 +14,7 @@ from blocks.message import Message
 from bot.delivery import Delivery, SlackApi
 from bot.errors import SlackSetupError
 from bot.localslack import LocalSlack
+from bot.store import Store
 from tests.conftest import FakeClock
 from tests.delivery.conftest import TOKEN
 
@@ -227,3 +229,22 @@ def test_broadcast_result_sends_the_result_to_the_channel_too(
     posts = calls(slack, "chat.postMessage")
     broadcast = {c["text"]: c.get("reply_broadcast", False) for c in posts}
     assert broadcast == {"Session": False, "Hi": False, "Done": True}
+
+
+def test_a_post_in_flight_when_the_last_run_died_is_found_not_posted_twice(
+    slack: LocalSlack, clock: FakeClock, tmp_path: Path
+) -> None:
+    api = SlackApi(TOKEN, slack.base_url)
+    store = Store.open(tmp_path)
+    ledger = store.ledger("T/C/")
+    ledger.begin_post("s1", "root")  # the last run wrote this, posted, and was killed
+    api.post(slack.channel_id(), message("root", "r").payload(), thread_ts=None,
+             key={"session": "s1", "key": "root"})  # fmt: skip
+    store.close()
+
+    ledger = Store.open(tmp_path).ledger("T/C/")
+    restarted = Delivery(api, slack.channel_id(), clock=clock, sleep=clock.sleep, ledger=ledger)
+    restarted.want("s1", [message("root", "r"), message("text:1", "hello")])
+    assert restarted.flush()
+    assert channel_texts(slack) == [("r", ["hello"])]
+    assert not ledger.in_doubt("s1", "root") and ledger.thread_of("s1") is not None

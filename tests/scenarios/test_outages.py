@@ -5,6 +5,7 @@ final channel is right. A revoked token stops delivery with a clear error, keepi
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -94,8 +95,21 @@ def test_following_goes_on_through_an_outage_and_the_channel_ends_right(tmp_path
     assert '"slack_unavailable"' in events and '"slack_back"' in events
 
 
-def test_a_revoked_token_stops_delivery_with_a_clear_error_and_keeps_state(
-    tmp_path: Path,
+def _revoke_token(slack: LocalSlack, follower: Follower) -> None:
+    slack.api.token = "xoxb-someone-else"  # the app was reinstalled: our token is gone
+
+
+def _remove_channel(slack: LocalSlack, follower: Follower) -> None:
+    follower.delivery.channel = "C0GONE0001"  # the channel was deleted while following
+
+
+@pytest.mark.parametrize(
+    ("what_happens", "error"),
+    [(_revoke_token, "invalid_auth: .*SLACK_BOT_TOKEN"), (_remove_channel, "channel_not_found")],
+    ids=["token revoked", "channel removed"],
+)
+def test_delivery_stops_with_a_clear_error_and_keeps_state(
+    tmp_path: Path, what_happens: Callable[[LocalSlack, Follower], None], error: str
 ) -> None:
     lines = corpus_file(*LOG).read_bytes().splitlines(keepends=True)
     log = tmp_path / "agent.jsonl"
@@ -105,8 +119,9 @@ def test_a_revoked_token_stops_delivery_with_a_clear_error_and_keeps_state(
     with LocalSlack(token=TOKEN, clock=clock) as slack:
         follower = follower_for(slack, log, clock, out)
         follower.checkpoints = Checkpoints(store, "job", clock=clock)
-        slack.api.token = "xoxb-someone-else"  # the app was reinstalled: our token is gone
-        with pytest.raises(SlackSetupError, match="invalid_auth"):
+        what_happens(slack, follower)
+        with pytest.raises(SlackSetupError, match=error):
             follower.run()
     checkpoint = store.checkpoint("job")
     assert checkpoint is not None and checkpoint.positions  # what was read is kept
+    assert follower.stopped is not None and '"delivery_stopped"' in out.getvalue()
