@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 
 import orjson
 
+from bot.records import Record
 from bot.redaction.redactor import MIN_LENGTH, Redactor
 from bot.session.thread import NOTICE_CAP, RESULT_TEXT_CAP, TEXT_CAP, USER_TEXT_CAP
 from bot.session.tool_calls import ANSWER_LIMIT, PREVIEW_LIMIT
@@ -71,15 +72,24 @@ def redact_value(value: R, redactor: Redactor) -> R:
     return _value(value, redactor)  # type: ignore[no-any-return]
 
 
+# What every record carries besides its content: ids, a time, a line number (never log text).
+_RECORD_FRAME = frozenset({"session_id", "timestamp", "line", "parent_call", "subagent"})
+
+
 @functools.lru_cache(maxsize=256)  # one entry per record class: a handful
 def _field_names(cls: Any) -> tuple[str, ...]:
-    return tuple(field.name for field in dataclasses.fields(cls))
+    names = tuple(field.name for field in dataclasses.fields(cls))
+    if issubclass(cls, Record):
+        names = tuple(name for name in names if name not in _RECORD_FRAME)
+    return names
 
 
 @functools.lru_cache(maxsize=256)
 def _fields_of(cls: Any) -> Callable[[Any], Any]:
     """A function from a record to the tuple of its field values (``attrgetter``, in C)."""
     names = _field_names(cls)
+    if not names:
+        return lambda value: ()
     getter = operator.attrgetter(*names)
     return getter if len(names) > 1 else lambda value: (getter(value),)
 
