@@ -49,8 +49,16 @@ def bounded_redact(redactor: Redactor, text: str, limit: int = HEAD_LIMIT) -> st
 
 
 def redact_record(record: R, redactor: Redactor) -> R:
-    """``record`` with its strings redacted; the very same object when nothing changed."""
-    return redact_value(record, redactor)
+    """``record`` with its strings redacted; the very same object when nothing changed.
+    (``redact_value`` for a record, without asking what it is: the hot path.)"""
+    try:  # keys from JSON are strings; a value with other keys is walked instead
+        kind: Any = type(record)
+        data = orjson.dumps(_fields_of(kind)(record))
+    except TypeError:
+        data = None
+    if data is not None and not redactor.may_hold_secret_json(data):
+        return record
+    return _value(record, redactor)  # type: ignore[no-any-return]
 
 
 def redact_value(value: R, redactor: Redactor) -> R:
@@ -62,9 +70,8 @@ def redact_value(value: R, redactor: Redactor) -> R:
     may hold one is walked and rebuilt."""
     # A record's field values only: its field names ("input_tokens") are not its text.
     fields = _fields_of(value.__class__) if dataclasses.is_dataclass(value) else None
-    try:
-        data = orjson.dumps(value if fields is None else fields(value),
-                            option=orjson.OPT_NON_STR_KEYS)  # fmt: skip
+    try:  # keys from JSON are strings; a value with other keys is walked instead
+        data = orjson.dumps(value if fields is None else fields(value))
     except TypeError:  # something orjson cannot write (JSONEncodeError is a TypeError)
         data = None
     if data is not None and not redactor.may_hold_secret_json(data):
