@@ -3,6 +3,7 @@ memory for the store; a late record of it brings it back, and its thread goes on
 
 from __future__ import annotations
 
+import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from bot.checkpoints import Checkpoints
 from bot.delivery import Delivery, SlackApi
 from bot.follower import RETIRE_AFTER_S, RETIRE_EVERY_S, Follower
 from bot.localslack import LocalSlack
+from bot.session import SessionStatus, ToolStatus
 from bot.sources.follow import FileFollower
 from bot.store import Store
 from tests.conftest import FakeClock
@@ -85,3 +87,25 @@ def test_an_idle_finished_session_leaves_memory_and_comes_back_for_a_late_record
         texts = [reply["text"] for reply in replies]
         assert any("first answer" in text for text in texts)
         assert any("a late word" in text for text in texts)
+
+
+def test_a_stop_leaves_running_sessions_running_for_the_next_start(tmp_path: Path) -> None:
+    log = tmp_path / "agent.jsonl"
+    log.write_bytes(
+        line({"type": "system", "subtype": "init", "session_id": "s", "cwd": "/w", "model": "m"})
+        + line({"type": "assistant", "session_id": "s", "message": {"id": "m1", "content": [
+            {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "make"}}]}})
+    )  # fmt: skip
+    clock = FakeClock()
+    with LocalSlack(token=TOKEN, rate_limits=False) as slack:
+        delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id(), clock=clock,
+                            sleep=clock.sleep)  # fmt: skip
+        follower = Follower([FileFollower(log)], delivery, clock=clock, wall_clock=WallClock())
+        follower.read()
+        stop = threading.Event()
+        stop.set()  # SIGTERM: slacktail stops, the agent goes on
+        follower.run(stop)
+        session = follower.book.sessions["s"]
+        assert session.status is SessionStatus.RUNNING
+        assert session.calls["t1"].status is ToolStatus.RUNNING
+        assert delivery.pending == 0  # what it had was delivered before it stopped
