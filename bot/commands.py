@@ -108,7 +108,8 @@ def follow(settings: Settings, path: str, *, once: bool, log: EventLog) -> int:
                             max_line_bytes=settings.max_line_bytes)  # fmt: skip
         try:
             bar = ProgressBar(target.size, Path(path).name) if once and target.size else None
-            heartbeat = Heartbeat()
+            # Counters are gathered each turn only for a health endpoint to serve them.
+            heartbeat = Heartbeat() if settings.health_port is not None else None
             follower = _follower(settings, slack, target.sources, log, bar, state,
                                  folder=target.folder, heartbeat=heartbeat)  # fmt: skip
             with _health(settings, heartbeat, log), _stop_on_signals() as stop:
@@ -156,9 +157,9 @@ def _follower(
 
 
 @contextmanager
-def _health(settings: Settings, heartbeat: Heartbeat, log: EventLog) -> Iterator[None]:
+def _health(settings: Settings, heartbeat: Heartbeat | None, log: EventLog) -> Iterator[None]:
     """``/healthz`` and ``/metrics`` on ``--health-port`` while following."""
-    if settings.health_port is None:
+    if settings.health_port is None or heartbeat is None:
         yield
         return
     with HealthServer(settings.health_port, settings.health_host, report=heartbeat) as server:

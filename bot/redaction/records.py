@@ -51,27 +51,25 @@ def bounded_redact(redactor: Redactor, text: str, limit: int = HEAD_LIMIT) -> st
 def redact_record(record: R, redactor: Redactor) -> R:
     """``record`` with its strings redacted; the very same object when nothing changed.
     (``redact_value`` for a record, without asking what it is: the hot path.)"""
-    try:  # keys from JSON are strings; a value with other keys is walked instead
-        kind: Any = type(record)
-        data = orjson.dumps(_fields_of(kind)(record))
-    except TypeError:
-        data = None
-    if data is not None and not redactor.may_hold_secret_json(data):
-        return record
-    return _value(record, redactor)  # type: ignore[no-any-return]
+    kind: Any = type(record)
+    # A record's field values only: its field names ("input_tokens") are not its text.
+    return _prefiltered(record, _fields_of(kind)(record), redactor)
 
 
 def redact_value(value: R, redactor: Redactor) -> R:
     """Any record, or JSON-like value (a message payload: its text and blocks), with its
-    strings redacted; the very same object when nothing changed.
+    strings redacted; the very same object when nothing changed."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return redact_record(value, redactor)
+    return _prefiltered(value, value, redactor)
 
-    The pre-filter runs once on the whole value as JSON (orjson, in C: most values hold no
-    secret, and walking them in Python would cost more than the search); only a value that
-    may hold one is walked and rebuilt."""
-    # A record's field values only: its field names ("input_tokens") are not its text.
-    fields = _fields_of(value.__class__) if dataclasses.is_dataclass(value) else None
+
+def _prefiltered(value: R, content: Any, redactor: Redactor) -> R:
+    """``value`` as it is when ``content`` (what of it is text) surely holds no secret, else
+    walked and rebuilt. The pre-filter runs once on the whole content as JSON (orjson, in C:
+    most values hold no secret, and walking them in Python would cost more than the search)."""
     try:  # keys from JSON are strings; a value with other keys is walked instead
-        data = orjson.dumps(value if fields is None else fields(value))
+        data = orjson.dumps(content)
     except TypeError:  # something orjson cannot write (JSONEncodeError is a TypeError)
         data = None
     if data is not None and not redactor.may_hold_secret_json(data):

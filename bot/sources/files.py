@@ -12,22 +12,18 @@ from pathlib import Path
 
 import orjson
 
-from bot.errors import InputError
 from bot.formats.reader import ReaderStats, SourceReader
 from bot.records import Record
 from bot.sources.lines import Line
+from bot.sources.opening import file_error
 from bot.sources.source import Item
 
 
 def read_bytes(path: Path) -> bytes:
     try:
         return path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a directory, not a log file") from None
     except OSError as error:
-        raise InputError(f"{path}: cannot read it ({error.strerror or error})") from None
+        raise file_error(path, error) from None
 
 
 def split_lines(data: bytes) -> Iterator[tuple[int, bytes]]:

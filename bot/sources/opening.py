@@ -34,16 +34,23 @@ class Opened:
     marker: Truncated | None = None
 
 
+def file_error(path: Path, error: OSError) -> InputError:
+    """A log file that cannot be read, said in one line."""
+    if isinstance(error, FileNotFoundError):
+        return InputError(f"{path}: no such file")
+    if isinstance(error, IsADirectoryError):
+        return InputError(f"{path}: is a directory, not a log file")
+    return InputError(f"{path}: cannot read it ({error.strerror or error})")
+
+
 def open_file(path: Path) -> tuple[BinaryIO, os.stat_result] | None:
     """The file at ``path``, open for reading, and its status; None when there is none."""
     try:
         file = open(path, "rb", buffering=0)  # noqa: SIM115 (held open while following)
     except FileNotFoundError:
         return None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a directory, not a log file") from None
     except OSError as error:
-        raise InputError(f"{path}: cannot read it ({error.strerror or error})") from None
+        raise file_error(path, error) from None
     return file, os.fstat(file.fileno())
 
 

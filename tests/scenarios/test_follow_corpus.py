@@ -19,6 +19,7 @@ from bot.sources.files import WholeFile, is_document
 from bot.sources.follow import FileFollower
 from bot.sources.source import Source
 from tests.conftest import CORPUS_MISSING, FakeClock, corpus_files
+from tests.scenarios.channel import seen
 
 TOKEN = "xoxb-scenario"
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
@@ -49,14 +50,6 @@ def follow_once(path: Path, slack: LocalSlack, clock: FakeClock) -> Follower:
     follower.run()
     return follower
 
-
-def seen(slack: LocalSlack) -> list[list[tuple[str, Any]]]:
-    """Each thread as a person sees it: (text, blocks) of the root and then each reply."""
-    channel = slack.channel_id()
-    return [
-        [(m["text"], m.get("blocks")) for m in slack.thread(channel, root["ts"])]
-        for root in slack.channel_messages()
-    ]
 
 
 def wanted(follower: Follower) -> list[list[tuple[str, Any]]]:

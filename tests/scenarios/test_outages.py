@@ -21,7 +21,7 @@ from bot.logs import EventLog
 from bot.sources.follow import FileFollower
 from bot.store import Store
 from tests.conftest import FakeClock, corpus_file
-from tests.scenarios.test_restarts import channel
+from tests.scenarios.channel import Channel, seen
 
 TOKEN = "xoxb-outage"
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
@@ -44,7 +44,7 @@ def follower_for(slack: LocalSlack, log: Path, clock: FakeClock, out: io.StringI
                     log=EventLog(out))  # fmt: skip
 
 
-def expected_channel(tmp_path: Path, lines: list[bytes]) -> list[list[tuple[str, object]]]:
+def expected_channel(tmp_path: Path, lines: list[bytes]) -> Channel:
     log = tmp_path / "calm.jsonl"
     log.write_bytes(b"".join(lines))
     clock = FakeClock()
@@ -52,7 +52,7 @@ def expected_channel(tmp_path: Path, lines: list[bytes]) -> list[list[tuple[str,
         follower = follower_for(calm, log, clock, io.StringIO())
         turns(follower, clock, 3)
         follower.finish()
-        return channel(calm)
+        return seen(calm)
 
 
 def test_following_goes_on_through_an_outage_and_the_channel_ends_right(tmp_path: Path) -> None:
@@ -90,7 +90,7 @@ def test_following_goes_on_through_an_outage_and_the_channel_ends_right(tmp_path
         clock.advance(60)
         follower.finish()
         assert follower.delivery.outage_since is None
-        assert channel(slack) == expected
+        assert seen(slack) == expected
     events = out.getvalue()
     assert '"slack_unavailable"' in events and '"slack_back"' in events
 

@@ -12,12 +12,12 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from bot.localslack import LocalSlack
 from tests.conftest import corpus_file
+from tests.scenarios.channel import seen
 
 TOKEN = "xoxb-restarts-0123456789"
 SCALE = 20.0  # the local Slack's rate limits and slacktail's pacing, 20 times faster
@@ -74,14 +74,6 @@ class Sidecar:
         assert process.returncode == 0, err.decode()
 
 
-def channel(slack: LocalSlack) -> list[list[tuple[str, Any]]]:
-    """Each thread as a person sees it: (text, blocks) of the root and then each reply."""
-    ident = slack.channel_id()
-    return [
-        [(m["text"], m.get("blocks")) for m in slack.thread(ident, root["ts"])]
-        for root in slack.channel_messages()
-    ]
-
 
 def grow(log: Path, lines: list[bytes], chunks: int) -> Iterator[None]:
     """Append the log's lines in ``chunks`` pieces (some cut mid-line), yielding after each."""
@@ -109,7 +101,7 @@ def test_sigkill_at_random_moments_leaves_the_channel_as_an_uninterrupted_run(
         sidecar.process.send_signal(signal.SIGTERM)  # type: ignore[union-attr]
         sidecar.process.wait(timeout=60)  # type: ignore[union-attr]
         sidecar.run_to_end()
-        expected = channel(calm)
+        expected = seen(calm)
 
     rng = random.Random(2026)
     with LocalSlack(token=TOKEN, scale=SCALE) as slack:
@@ -122,6 +114,6 @@ def test_sigkill_at_random_moments_leaves_the_channel_as_an_uninterrupted_run(
             kills += 1
         sidecar.run_to_end()
         assert kills >= 20
-        assert channel(slack) == expected
+        assert seen(slack) == expected
         posts = [r for r in slack.requests if r.method == "chat.postMessage" and r.error is None]
         assert len(posts) == sum(len(thread) for thread in expected)  # nothing posted twice
