@@ -121,8 +121,9 @@ def _text_size(obj: object, limit: int, kind: str) -> int | None:
     return len(text)
 
 
-def _repaired(blocks: Sequence[Block]) -> list[Block]:
-    """Copies of the blocks, each repaired (or dropped), block_ids unique."""
+def _repaired(blocks: Sequence[object]) -> list[Block]:
+    """Copies of the blocks, each repaired (or dropped), block_ids unique. (Typed ``object``:
+    compiled, a ``Block`` loop variable would refuse a value that is not a dict.)"""
     out: list[Block] = []
     seen_ids: set[str] = set()
     for block in blocks:

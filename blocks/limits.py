@@ -11,6 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from mypy_extensions import mypyc_attr
+
 MAX_BLOCKS = 50
 TEXT_OBJECT_MAX = 3000
 SECTION_TEXT_MAX = 3000
@@ -59,6 +61,7 @@ class TextSlot(NamedTuple):
         return not (self.text if self.kind == "rich_text" else self.text.strip())
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 @dataclass(slots=True)
 class Scan:
     """What a walk over blocks found: their texts, and what is wrong with their shape."""

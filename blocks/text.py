@@ -144,12 +144,17 @@ def _cluster_start(text: str, end: int) -> int:
     return end
 
 
+# Surrogates as chr(): a lone surrogate cannot be written in a literal of compiled code.
+_HIGH_SURROGATES = (chr(0xD800), chr(0xDBFF))
+_LOW_SURROGATES = (chr(0xDC00), chr(0xDFFF))
+
+
 def _joined(before: str, after: str) -> bool:
     return (
         before == "\u200d"
-        or "\ud800" <= before <= "\udbff"
+        or _HIGH_SURROGATES[0] <= before <= _HIGH_SURROGATES[1]
         or after == "\u200d"
-        or "\udc00" <= after <= "\udfff"
+        or _LOW_SURROGATES[0] <= after <= _LOW_SURROGATES[1]
         or "\U0001f3fb" <= after <= "\U0001f3ff"
         or "\U000e0020" <= after <= "\U000e007f"
         or unicodedata.category(after) in ("Mn", "Mc", "Me")

@@ -12,6 +12,7 @@ from pathlib import Path
 import orjson
 
 from bot import __version__, commands
+from bot.build import description
 from bot.config import Settings, load_settings
 from bot.errors import SlacktailError
 from bot.formats import FAMILIES
@@ -24,7 +25,8 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="slacktail", description="Post what AI agents are doing to Slack."
     )
-    parser.add_argument("--version", action="version", version=f"slacktail {__version__}")
+    version = f"slacktail {__version__} ({description()})"
+    parser.add_argument("--version", action="version", version=version)
     subcommands = parser.add_subparsers(dest="command", required=True)
     preview = subcommands.add_parser(
         "preview", help="show the threads a log becomes, as they would finally look"

@@ -27,12 +27,15 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 
 class ResultStatus(StrEnum):
     SUCCEEDED = "succeeded"
     FAILED = "failed"
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 @dataclass(slots=True)
 class Record:
     session_id: str
@@ -42,6 +45,7 @@ class Record:
     subagent: str | None = None
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 @dataclass(slots=True)
 class SessionStarted(Record):
     """A session begins (Claude ``system/init``, Agno ``RunStarted``, a transcript's first line)."""
@@ -54,11 +58,13 @@ class SessionStarted(Record):
     title: str | None = None  # a transcript's summary, a run's name
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 @dataclass(slots=True)
 class UserText(Record):
     text: str = ""
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 @dataclass(slots=True)
 class AssistantText(Record):
     """Assistant text. ``delta`` marks a streamed token chunk to be joined with no separator."""
@@ -68,11 +74,13 @@ class AssistantText(Record):
     message_id: str | None = None
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 @dataclass(slots=True)
 class Thinking(Record):
     text: str = ""
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 @dataclass(slots=True)
 class ToolCall(Record):
     """A tool call started. ``input`` is the parsed arguments; ``raw_input`` holds arguments that
@@ -84,6 +92,7 @@ class ToolCall(Record):
     raw_input: str | None = None
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 @dataclass(slots=True)
 class ToolResult(Record):
     """A tool call's result, matched to its call by ``call_id`` (in any order)."""
@@ -102,7 +111,12 @@ class Todo:
     active_form: str | None = None
     priority: str | None = None
 
+    def __reduce__(self) -> tuple[type[Todo], tuple[str, str, str | None, str | None]]:
+        # Pickled by its fields: compiled (mypyc), a frozen class cannot be unpickled by setattr.
+        return (Todo, (self.content, self.status, self.active_form, self.priority))
 
+
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 @dataclass(slots=True)
 class TodoUpdate(Record):
     """The agent's whole todo list as it now stands (Claude ``TodoWrite``)."""
@@ -111,6 +125,7 @@ class TodoUpdate(Record):
     call_id: str | None = None
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 @dataclass(slots=True)
 class Delegation(Record):
     """A team leader hands a task to a member (Agno ``delegate_task_to_member``).
@@ -123,6 +138,7 @@ class Delegation(Record):
     task: str = ""
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 @dataclass(slots=True)
 class SubagentLink(Record):
     """Says that subagent ``agent_id`` runs for tool call ``call_id`` (a transcript's
@@ -132,6 +148,7 @@ class SubagentLink(Record):
     call_id: str = ""
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 @dataclass(slots=True)
 class Compaction(Record):
     trigger: str | None = None  # "auto" | "manual"
@@ -139,6 +156,7 @@ class Compaction(Record):
     summary: str | None = None
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 @dataclass(slots=True)
 class Notice(Record):
     """Anything else a reader may want to know: a hook, a status change, an API error, an
@@ -155,7 +173,12 @@ class PermissionDenial:
     call_id: str | None = None
     summary: str | None = None
 
+    def __reduce__(self) -> tuple[type[PermissionDenial], tuple[str, str | None, str | None]]:
+        # Pickled by its fields: compiled (mypyc), a frozen class cannot be unpickled by setattr.
+        return (PermissionDenial, (self.tool_name, self.call_id, self.summary))
 
+
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 @dataclass(slots=True)
 class SessionResult(Record):
     status: ResultStatus = ResultStatus.SUCCEEDED
@@ -175,6 +198,7 @@ class SessionResult(Record):
     errors: tuple[str, ...] = ()
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 @dataclass(slots=True)
 class Ignored(Record):
     """A line the format understands and that a channel reader never wants to see: file
@@ -184,6 +208,7 @@ class Ignored(Record):
     kind: str = ""
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 @dataclass(slots=True)
 class Unparsed(Record):
     """A line that is not JSON, or JSON that no format understands. Counted and skipped."""

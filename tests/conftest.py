@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.build import stale_modules
 from bot.localslack import LocalSlack
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,6 +21,19 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 CORPUS_MISSING = (
     f"the shared corpus is not at {CORPUS} (set SLACKTAIL_SHARED to the folder holding corpus/)"
 )
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """An editable install's compiled core, older than a source changed since, would be tested
+    instead of that source: stop at once and say so."""
+    stale = stale_modules()
+    if stale:
+        pytest.exit(
+            f"compiled modules are older than their sources ({', '.join(stale[:5])}...): "
+            'install again (python3 -m pip install -e ".[dev]") or build pure Python '
+            "(SLACKTAIL_COMPILE=0)",
+            returncode=3,
+        )
 
 
 def corpus_file(family_dir: str, name: str) -> Path:

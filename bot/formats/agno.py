@@ -14,6 +14,8 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, TypeVar
 
+from mypy_extensions import mypyc_attr
+
 from bot.formats import agno_runs
 from bot.formats.agno_runs import ALL_MEMBERS, Run, RunBook
 from bot.formats.common import loads_maybe, text_of, to_utc
@@ -88,6 +90,7 @@ def detect(obj: object) -> bool:
     return False
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Parser:
     def __init__(self, source: str) -> None:
         self.source = source

@@ -23,6 +23,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Protocol
 
+from mypy_extensions import mypyc_attr
+
 from bot.formats.common import as_float, as_int, text_of, to_utc
 from bot.records import Record, ResultStatus, UserText
 
@@ -32,6 +34,7 @@ _ENDS = frozenset({"RunCompleted", "RunError", "RunCancelled"})
 _STATUS_ENDS = {"COMPLETED": "RunCompleted", "ERROR": "RunError", "CANCELLED": "RunCancelled"}
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Run:
     """An open run: where its records go, and what it has said so far."""
 
@@ -70,6 +73,7 @@ class Run:
         return f"{self.run_id}:{tool_name}"
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class _Delegation:
     __slots__ = ("call_id", "child_run", "member", "parent_run")
 
@@ -80,6 +84,7 @@ class _Delegation:
         self.child_run: str | None = None
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class RunBook:
     """The open runs and delegations of one source."""
 
@@ -191,6 +196,7 @@ def walk(runs: list[Any], mapper: EventMapper, line: int) -> list[Record]:
     return _Walk(runs, mapper, line).records()
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class _Walk:
     def __init__(self, runs: list[Any], mapper: EventMapper, line: int) -> None:
         self.mapper = mapper

@@ -21,6 +21,8 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from bot.formats.common import as_float, as_int, text_of, to_utc, todos_of
 from bot.records import (
     AssistantText,
@@ -76,6 +78,7 @@ def detect(obj: object) -> bool:
 Head = tuple[str, datetime | None, int]
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Parser:
     """Maps one backend source's rows. Keeps the last session id seen (rows may omit it) and
     which sessions have started."""

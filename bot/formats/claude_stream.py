@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any
 
 import orjson
+from mypy_extensions import mypyc_attr
 
 from bot.formats.common import as_float, as_int, loads_maybe, text_of, to_utc, todos_of
 from bot.records import (
@@ -78,6 +79,7 @@ def detect(obj: object) -> bool:
     return kind == "stream_event"
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Parser:
     """Keeps the last session id seen, for lines that carry none."""
 

@@ -30,6 +30,8 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from bot.formats.claude_transcript_links import (
     MAX_WAITING,
     Rewinds,
@@ -90,6 +92,7 @@ def detect(obj: object) -> bool:
     )
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Parser:
     def __init__(self, source: str) -> None:
         self.source = source

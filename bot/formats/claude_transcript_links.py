@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 from typing import Any, TypeVar
 
+from mypy_extensions import mypyc_attr
+
 from bot.formats.common import as_int, text_of
 
 MAX_LINES = 50_000  # sidechain line uuid -> call
@@ -44,6 +46,7 @@ def remember(mapping: dict[str, V], key: str, value: V, cap: int) -> None:
         del mapping[next(iter(mapping))]
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class SubagentLinks:
     """The parser's memory of Task calls, subagents and sidechain chains (see the module doc)."""
 
@@ -106,6 +109,7 @@ def _prompt_of(obj: dict[str, Any]) -> str:
     return text_of(content).strip() if content else ""
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class SeedCalls:
     """seed-001: a ``system/tool_result`` answers the ``tool_use`` line its ``parentUuid`` names,
     or else the oldest one not answered yet."""
@@ -130,6 +134,7 @@ class SeedCalls:
         return call_id
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Rewinds:
     """A user prompt whose parent already had a prompt starts a new branch (the user rewound)."""
 

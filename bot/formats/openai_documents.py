@@ -18,6 +18,8 @@ from datetime import datetime
 from pathlib import PurePath
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from bot.formats.common import as_float, as_int, loads_maybe, text_of
 from bot.records import ResultStatus, SessionResult
 
@@ -166,6 +168,7 @@ def run_failure(content: object) -> str | None:
 # --- tool results --------------------------------------------------------------------------
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class ToolOutcome:
     """What a tool message says: its text, whether it failed, and the tool's name and call id
     where a Suna ``tool_execution`` wrapper gives them."""

@@ -22,6 +22,7 @@ from datetime import datetime
 from typing import Any
 
 import orjson
+from mypy_extensions import mypyc_attr
 
 from bot.formats import openai_documents as documents
 from bot.formats.common import loads_maybe, text_of, to_utc
@@ -70,6 +71,7 @@ def _is_message(value: object) -> bool:
     return isinstance(value, dict) and value.get("role") in _ROLES
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class _Session:
     """One session's tool calls still waiting for a result, and the call ids it has used."""
 
@@ -119,6 +121,7 @@ class _Session:
 Head = tuple[str, datetime | None, int]
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Parser:
     def __init__(self, source: str) -> None:
         self.source = source

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
+from mypy_extensions import mypyc_attr
 
 from bot.errors import FormatError
 from bot.formats import FAMILIES, detect_family
@@ -20,6 +21,7 @@ _BOM = b"\xef\xbb\xbf"
 _EXCERPT = 120
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 @dataclass
 class ReaderStats:
     lines: int = 0
@@ -27,6 +29,7 @@ class ReaderStats:
     unparsed: int = 0
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class SourceReader:
     """Reads one source's lines. The family is detected from the first lines a format claims
     (up to ``detect_window`` lines are held back meanwhile), or fixed by ``family``."""

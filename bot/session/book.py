@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from mypy_extensions import mypyc_attr
+
 from bot.records import Record, Unparsed
 from bot.session.significance import Significance
 from bot.session.state import Session, SessionSettings
@@ -12,6 +14,7 @@ from bot.session.state import Session, SessionSettings
 TOMBSTONES = 100_000  # released session ids remembered; the oldest is forgotten past this
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class SessionBook:
     """Every open session of a stream, by id, in the order they first appeared."""
 
@@ -25,13 +28,6 @@ class SessionBook:
         self._last: Session | None = None  # consecutive records mostly share a session
         self._recent: dict[str, None] = {}  # open session ids, least recently active first
         self._released: dict[str, None] = {}  # tombstones of released sessions, oldest first
-
-    def __setstate__(self, state: dict[str, object]) -> None:
-        """Unpickle a book saved before sessions could be released."""
-        sessions = state.get("sessions")
-        self.__dict__.update(late=0, _released={})
-        self.__dict__["_recent"] = dict.fromkeys(sessions) if isinstance(sessions, dict) else {}
-        self.__dict__.update(state)
 
     def apply(self, record: Record, now: datetime | None = None) -> Session | None:
         """Route one record to its session; returns that session (None for unparsed lines and

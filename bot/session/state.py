@@ -15,6 +15,8 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, get_args
 
+from mypy_extensions import mypyc_attr
+
 from bot.records import (
     AnyRecord,
     AssistantText,
@@ -73,7 +75,12 @@ class SessionSettings:
     orphan_after_s: float = 600.0  # a call with no result after this long with no activity
     tools_per_group: int = 12
 
+    def __reduce__(self) -> tuple[type[SessionSettings], tuple[Verbosity, float, int]]:
+        # Pickled by its fields: compiled (mypyc), a frozen class cannot be unpickled by setattr.
+        return (SessionSettings, (self.verbosity, self.orphan_after_s, self.tools_per_group))
 
+
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 @dataclass(slots=True)
 class SessionInfo:
     agent: str = ""
@@ -83,6 +90,7 @@ class SessionInfo:
     title: str | None = None
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Session:
     """What slacktail knows of one session: enough to render its thread, nothing more."""
 

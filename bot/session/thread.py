@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from mypy_extensions import mypyc_attr
+
 from bot.records import SessionResult
 
 TEXT_CAP = 9000  # what a text message can show; the rest is counted, not kept
@@ -19,6 +21,7 @@ NARRATION_LIMIT = 300  # assistant text this short, between tool calls, joins th
 NARRATION_ENTRIES = 12
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 @dataclass(slots=True)
 class TextBatch:
     """Consecutive assistant text, joined."""
@@ -39,6 +42,7 @@ class TextBatch:
         return len(self.text) >= TEXT_CAP
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 @dataclass(slots=True)
 class Narration:
     """A short remark of the agent's between its tool calls ("Now let me run the tests.")."""
@@ -46,6 +50,7 @@ class Narration:
     text: str
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 @dataclass(slots=True)
 class ToolGroup:
     """Consecutive tool calls (their ids), with the agent's short remarks between them in
@@ -78,6 +83,7 @@ class ToolGroup:
         return True
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 @dataclass(slots=True)
 class UserTurn:
     key: str
@@ -85,6 +91,7 @@ class UserTurn:
     size: int
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 @dataclass(slots=True)
 class NoticeItem:
     key: str
@@ -93,17 +100,20 @@ class NoticeItem:
     level: str = "info"
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 @dataclass(slots=True)
 class DelegationItem:
     key: str
     call_id: str
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 @dataclass(slots=True)
 class TodoItem:
     key: str = "todos"
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 @dataclass(slots=True)
 class ResultItem:
     key: str

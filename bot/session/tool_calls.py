@@ -8,6 +8,8 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from bot.formats.common import json_text
 
 SUMMARY_LIMIT = 200
@@ -33,6 +35,7 @@ class ToolStatus(StrEnum):
 OPEN_STATUSES = frozenset({ToolStatus.PENDING, ToolStatus.RUNNING, ToolStatus.ORPHANED})
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 @dataclass(slots=True)
 class ToolCallState:
     """What a message shows of one tool call: never the whole output."""
