@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from enum import IntEnum, StrEnum
-from typing import Any
 
 from bot.records import (
     AssistantText,
@@ -89,43 +87,29 @@ def _user_text(record: UserText) -> Significance:
     return Significance.NORMAL
 
 
-def _always(significance: Significance) -> Callable[[Any], Significance]:
-    def fixed(record: Any) -> Significance:
-        return significance
-
-    return fixed
-
-
-# One rule per record type: a dict lookup per record instead of a chain of isinstance checks.
-_RULES: dict[type, Callable[[Any], Significance]] = {
-    AssistantText: _assistant_text,
-    ToolCall: _tool_call,
-    ToolResult: _tool_result,
-    Thinking: _thinking,
-    UserText: _user_text,
-    Notice: _notice,
-    SessionResult: _always(Significance.HIGH),
-    TodoUpdate: _always(Significance.NORMAL),
-    Delegation: _always(Significance.NORMAL),
-    Compaction: _always(Significance.NORMAL),
-    Ignored: _always(Significance.HIDDEN),
-    SubagentLink: _always(Significance.HIDDEN),
-    Unparsed: _always(Significance.HIDDEN),
-}
-
-
-def rule_of(kind: type) -> Callable[[Any], Significance] | None:
-    """The significance rule of a record type (``None`` for ``SessionStarted``, whose
-    significance depends on the session: see ``classify``)."""
-    return _RULES.get(kind, None if kind is SessionStarted else _always(Significance.LOW))
-
-
 def classify(record: Record, *, duplicate_start: bool = False) -> Significance:
     """The default significance of one record, as a channel reader would choose it.
-    ``duplicate_start``: the record is a ``SessionStarted`` of a session already started."""
-    rule = _RULES.get(type(record))
-    if rule is not None:
-        return rule(record)
-    if type(record) is SessionStarted:
+    ``duplicate_start``: the record is a ``SessionStarted`` of a session already started.
+    (A chain of isinstance checks, most frequent records first: compiled, each check is a
+    pointer comparison and each rule a direct call.)"""
+    if isinstance(record, AssistantText):
+        return _assistant_text(record)
+    if isinstance(record, ToolCall):
+        return _tool_call(record)
+    if isinstance(record, ToolResult):
+        return _tool_result(record)
+    if isinstance(record, Thinking):
+        return _thinking(record)
+    if isinstance(record, UserText):
+        return _user_text(record)
+    if isinstance(record, Notice):
+        return _notice(record)
+    if isinstance(record, SessionStarted):
         return Significance.HIDDEN if duplicate_start else Significance.HIGH
+    if isinstance(record, SessionResult):
+        return Significance.HIGH
+    if isinstance(record, TodoUpdate | Delegation | Compaction):
+        return Significance.NORMAL
+    if isinstance(record, Ignored | SubagentLink | Unparsed):
+        return Significance.HIDDEN
     return Significance.LOW

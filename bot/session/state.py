@@ -9,16 +9,13 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
-from typing import Any, get_args
 
 from mypy_extensions import mypyc_attr
 
 from bot.records import (
-    AnyRecord,
     AssistantText,
     Compaction,
     Delegation,
@@ -35,7 +32,7 @@ from bot.records import (
     ToolResult,
     UserText,
 )
-from bot.session.significance import Significance, Verbosity, rule_of
+from bot.session.significance import Significance, Verbosity, classify
 from bot.session.thread import (
     NARRATION_LIMIT,
     NOTICE_CAP,
@@ -133,15 +130,37 @@ class Session:
             if self.last_at is None or at > self.last_at:
                 self.last_at = at
         self.last_seen = now or at or self.last_seen
-        rule, handler = _STEPS.get(type(record), _NO_STEP)
-        if rule is None:  # a SessionStarted: hidden when the session has started already
-            significance = Significance.HIDDEN if self.started else Significance.HIGH
-        else:
-            significance = rule(record)
+        significance = classify(record, duplicate_start=self.started)
         self.counts[significance] += 1
-        if handler is not None:
-            handler(self, record, at, significance >= self._threshold)
+        self._follow(record, at, significance >= self._threshold)
         return significance
+
+    def _follow(self, record: Record, at: datetime | None, shown: bool) -> None:
+        """Hand ``record`` to what its type changes (most frequent records first)."""
+        if isinstance(record, AssistantText):
+            self._assistant_text(record, at, shown)
+        elif isinstance(record, ToolCall):
+            self._tool_call(record, at, shown)
+        elif isinstance(record, ToolResult):
+            self._tool_result(record, at, shown)
+        elif isinstance(record, UserText):
+            self._user_text(record, at, shown)
+        elif isinstance(record, Thinking):
+            self._thinking(record, at, shown)
+        elif isinstance(record, SessionStarted):
+            self._session_started(record, at, shown)
+        elif isinstance(record, TodoUpdate):
+            self._todo_update(record, at, shown)
+        elif isinstance(record, Delegation):
+            self._delegation(record, at, shown)
+        elif isinstance(record, SubagentLink):
+            self._subagent_link(record, at, shown)
+        elif isinstance(record, Compaction):
+            self._compaction(record, at, shown)
+        elif isinstance(record, Notice):
+            self._notice(record, at, shown)
+        elif isinstance(record, SessionResult):
+            self._session_result(record, at, shown)
 
     def tick(self, now: datetime) -> bool:
         """Mark calls still waiting after ``orphan_after_s`` of inactivity as orphaned."""
@@ -362,26 +381,3 @@ class Session:
         for call in self.calls.values():
             if call.status.is_open:
                 call.status = ToolStatus.INTERRUPTED
-
-
-_Handler = Callable[[Session, Any, "datetime | None", bool], None]
-_HANDLERS: dict[type, _Handler] = {
-    AssistantText: Session._assistant_text,
-    ToolCall: Session._tool_call,
-    ToolResult: Session._tool_result,
-    UserText: Session._user_text,
-    Thinking: Session._thinking,
-    SessionStarted: Session._session_started,
-    TodoUpdate: Session._todo_update,
-    Delegation: Session._delegation,
-    SubagentLink: Session._subagent_link,
-    Compaction: Session._compaction,
-    Notice: Session._notice,
-    SessionResult: Session._session_result,
-}
-# Per record type, its significance rule and its handler: one lookup per record.
-_Step = tuple["Callable[[Any], Significance] | None", "_Handler | None"]
-_STEPS: dict[type, _Step] = {
-    kind: (rule_of(kind), _HANDLERS.get(kind)) for kind in get_args(AnyRecord)
-}
-_NO_STEP: _Step = (rule_of(Record), None)

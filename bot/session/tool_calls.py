@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -78,11 +78,24 @@ def _clip(text: str, limit: int = SUMMARY_LIMIT) -> str:
         start = " ".join(text[: 4 * limit].split())
         if len(start) > limit:
             return start[: limit - 1] + "…"
-    text = " ".join(text.split())
+    if not _plain_line(text):
+        text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _first_str(args: Mapping[str, Any], *keys: str) -> str | None:
+def _plain_line(text: str) -> bool:
+    """Whether ``text`` is already on one line with single spaces (most summaries are): then
+    collapsing its white space would change nothing, and need not copy it. (Every white space
+    character that ``str.split`` splits on, but the space, is unprintable.)"""
+    return (
+        text.isprintable()
+        and "  " not in text
+        and not text.startswith(" ")
+        and not text.endswith(" ")
+    )
+
+
+def _first_str(args: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
     for key in keys:
         value = args.get(key)
         if isinstance(value, str) and value and not value.isspace():  # strip() would copy
@@ -98,12 +111,15 @@ def _mcp_summary(name: str, args: Mapping[str, Any]) -> str:
     return f"{head}: {detail}" if detail else head
 
 
+# The arguments a summary of an unknown tool shows, the first found in this order.
+_PREFERRED_KEYS: Final = (
+    "command", "cmd", "file_path", "path", "notebook_path", "pattern", "url", "query",
+    "description", "prompt", "task", "code", "text", "content",
+)  # fmt: skip
+
+
 def _generic_summary(args: Mapping[str, Any]) -> str:
-    preferred = _first_str(
-        args,
-        "command", "cmd", "file_path", "path", "notebook_path", "pattern", "url", "query",
-        "description", "prompt", "task", "code", "text", "content",
-    )  # fmt: skip
+    preferred = _first_str(args, _PREFERRED_KEYS)
     if preferred is not None:
         return preferred
     if not args:
@@ -112,7 +128,7 @@ def _generic_summary(args: Mapping[str, Any]) -> str:
 
 
 def _path_with_detail(args: Mapping[str, Any]) -> str:
-    path = _first_str(args, "file_path", "notebook_path", "path") or ""
+    path = _first_str(args, ("file_path", "notebook_path", "path")) or ""
     edits = args.get("edits")
     if isinstance(edits, list) and edits:
         return f"{path} ({len(edits)} edits)"
@@ -125,20 +141,21 @@ def _path_with_detail(args: Mapping[str, Any]) -> str:
 
 
 def _search_summary(args: Mapping[str, Any]) -> str:
-    pattern = _first_str(args, "pattern", "query") or ""
-    where = _first_str(args, "path", "glob", "type")
+    pattern = _first_str(args, ("pattern", "query")) or ""
+    where = _first_str(args, ("path", "glob", "type"))
     return f"{pattern} in {where}" if where else pattern
 
 
 def _task_summary(args: Mapping[str, Any]) -> str:
-    what = _first_str(args, "description", "prompt", "task") or ""
-    kind = _first_str(args, "subagent_type")
+    what = _first_str(args, ("description", "prompt", "task")) or ""
+    kind = _first_str(args, ("subagent_type",))
     return f"{kind}: {what}" if kind else what
 
 
-def _field(*keys: str) -> Callable[[Mapping[str, Any]], str]:
+def _field(*names: str) -> Callable[[Mapping[str, Any]], str]:
+    keys = names
     def summary(args: Mapping[str, Any]) -> str:
-        return _first_str(args, *keys) or ""
+        return _first_str(args, keys) or ""
 
     return summary
 

@@ -50,3 +50,10 @@ def test_a_long_command_is_summarised_as_if_read_whole(parts: list[str]) -> None
     whole = " ".join(command.split())
     expected = whole if len(whole) <= SUMMARY_LIMIT else whole[: SUMMARY_LIMIT - 1] + "…"
     assert describe_call("Bash", {"command": command}) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ab é\u00a0\u2028\x0b\x0c\x1c\r\n\t"), max_size=60))
+def test_any_white_space_in_a_summary_is_collapsed_to_single_spaces(text: str) -> None:
+    expected = " ".join(("x " + text).split())
+    assert describe_call("Bash", {"command": "x " + text}) == expected[:SUMMARY_LIMIT]
