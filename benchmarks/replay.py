@@ -32,6 +32,7 @@ from typing import NamedTuple
 import orjson
 
 from blocks.thread import thread_messages
+from bot.build import description
 from bot.formats.reader import SourceReader
 from bot.records import Record
 from bot.session import Session, SessionBook
@@ -255,7 +256,8 @@ def main() -> None:
     if not args.corpus.is_dir():
         sys.exit(f"benchmark: no corpus at {args.corpus}")
     path = build_log(args.corpus, args.family, args.mb)
-    print(f"log {path} ({args.family}); python {sys.version.split()[0]}, {os.cpu_count()} cpus")
+    print(f"log {path} ({args.family}); python {sys.version.split()[0]}, {description()}, "
+          f"{os.cpu_count()} cpus")
     measure_speed(path, args.family, args.speed_lines)
     measure_memory(path, args.family)
 

@@ -10,7 +10,6 @@ how the delegation is found). A stored run arrives as one document and is walked
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -75,7 +74,6 @@ for _name in (*_HANDLED, *_HIDDEN):
     EVENTS[_name] = EVENTS["Team" + _name] = _name
 _KEEPS_THINKING = frozenset({"RunContent", "ReasoningContentDelta"})
 _R = TypeVar("_R", bound=Record)
-_Handler = Callable[[dict[str, Any], int, Run], list[Record]]
 
 
 def detect(obj: object) -> bool:
@@ -99,19 +97,6 @@ class Parser:
         self._session = ""
         self._raw_time: object = None
         self._time: datetime | None = None
-        self._handlers: dict[str, _Handler] = {
-            "RunContent": self._content,
-            "RunCompleted": self._completed,
-            "RunError": self._failed,
-            "RunCancelled": self._cancelled,
-            "RunPaused": self._paused,
-            "RunContinued": self._continued,
-            "ToolCallStarted": self._tool_started,
-            "ToolCallCompleted": self._tool_completed,
-            "ToolCallError": self._tool_error,
-            "ReasoningStep": self._reasoning_step,
-            "ReasoningContentDelta": self._reasoning_delta,
-        }
 
     def parse(self, obj: Any, line: int) -> list[Record] | None:
         """One streamed event, or a whole stored document (a run, or a list of runs)."""
@@ -137,15 +122,42 @@ class Parser:
             run, out = self._open(obj, line)
         if run.thinking and kind not in _KEEPS_THINKING:
             out.append(self._flush_thinking(run))
-        handler = self._handlers.get(kind)
-        if handler is not None:
+        handled = self._handle(kind, obj, line, run)
+        if handled is not None:
             if not out:
-                return handler(obj, line, run)
-            out.extend(handler(obj, line, run))
+                return handled
+            out.extend(handled)
             return out
         at = self._at(obj)
         out.append(Ignored(run.session_id, at, line, run.parent_call, run.subagent, _HIDDEN[kind]))
         return out
+
+    def _handle(self, kind: str, event: dict[str, Any], line: int, run: Run) -> list[Record] | None:
+        """The records of an event this format reads, by its kind; ``None`` for a hidden one.
+        An ``if`` chain, not a table of bound methods: compiled, these are direct calls."""
+        if kind == "RunContent":  # most events by far
+            return self._content(event, line, run)
+        if kind == "ToolCallStarted":
+            return self._tool_started(event, line, run)
+        if kind == "ToolCallCompleted":
+            return self._tool_completed(event, line, run)
+        if kind == "ToolCallError":
+            return self._tool_error(event, line, run)
+        if kind == "ReasoningContentDelta":
+            return self._reasoning_delta(event, line, run)
+        if kind == "ReasoningStep":
+            return self._reasoning_step(event, line, run)
+        if kind == "RunCompleted":
+            return self._completed(event, line, run)
+        if kind == "RunError":
+            return self._failed(event, line, run)
+        if kind == "RunCancelled":
+            return self._cancelled(event, line, run)
+        if kind == "RunPaused":
+            return self._paused(event, line, run)
+        if kind == "RunContinued":
+            return self._continued(event, line, run)
+        return None
 
     def event(self, event: dict[str, Any], line: int) -> list[Record]:
         """The records of one event of a stored run."""

@@ -17,7 +17,6 @@ The normaliser also writes ``result`` rows and ``error`` / ``warning`` rows; the
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -74,7 +73,9 @@ def detect(obj: object) -> bool:
 
 
 # What every record of a row shares, in ``Record`` field order: session_id, timestamp, line.
-# Passed positionally (``Notice(*head, ...)``): records are built on the hot path.
+# A tuple unpacked into named arguments where a record is built (``Notice(session, at, line,
+# ...)``): compiled, that is a direct constructor call, where ``Notice(*head, ...)`` would build
+# an argument tuple and dict and go through the generic call path.
 Head = tuple[str, datetime | None, int]
 
 
@@ -99,7 +100,8 @@ class Parser:
         if not isinstance(meta, dict):
             meta = {}
         stamp = obj.get("timestamp")
-        head: Head = (session, to_utc(stamp), line)
+        at = to_utc(stamp)
+        head: Head = (session, at, line)
         content = obj.get("content")
         text: str = content if isinstance(content, str) else text_of(content)
         if kind == "system":
@@ -113,13 +115,13 @@ class Parser:
             out.append(_result(meta, text, head))
         else:
             level = _NOTICE_LEVELS.get(kind, "info")
-            out.append(Notice(*head, kind=kind, text=text, level=level))
+            out.append(Notice(session, at, line, kind=kind, text=text, level=level))
         return out
 
     def finish(self) -> list[Record]:
         return []
 
-    def _session_of(self, obj: Mapping[str, Any], meta: object) -> str:
+    def _session_of(self, obj: dict[str, Any], meta: object) -> str:
         session = obj.get("session_id")
         if not session and isinstance(meta, dict):
             session = meta.get("session_id")
@@ -127,16 +129,19 @@ class Parser:
             self._last_session = session if type(session) is str else str(session)
         return self._last_session or self.source
 
-    def _start(self, meta: Mapping[str, Any], head: Head) -> SessionStarted:
+    def _start(self, meta: dict[str, Any], head: Head) -> SessionStarted:
         """A ``SessionStarted`` (the session stage hides a repeated one but takes what it
         adds); the session is remembered as started."""
+        session, at, line = head
         started = self._started
-        started[head[0]] = None
+        started[session] = None
         if len(started) > _MAX_SESSIONS:
             del started[next(iter(started))]
         tools = meta.get("tools")
         return SessionStarted(
-            *head,
+            session,
+            at,
+            line,
             agent=AGENT,
             model=_str(meta.get("model")),
             cwd=_str(meta.get("working_directory")),
@@ -144,16 +149,17 @@ class Parser:
         )
 
     def _system(
-        self, obj: Mapping[str, Any], meta: Mapping[str, Any], text: str, head: Head
+        self, obj: dict[str, Any], meta: dict[str, Any], text: str, head: Head
     ) -> list[Record]:
+        session, at, line = head
         subtype = meta.get("subtype") or obj.get("subtype")
-        new = head[0] not in self._started
+        new = session not in self._started
         if subtype in _START_SUBTYPES:  # a later one (init after client_launched) fills in
             return [self._start(meta, head)]  # the model, cwd and tools; the session hides it
         out: list[Record] = [self._start(meta, head)] if new else []
         level = "error" if meta.get("is_error") is True else "info"
         kind = str(subtype) if subtype else "system"
-        out.append(Notice(*head, kind=kind, text=text, level=level))
+        out.append(Notice(session, at, line, kind=kind, text=text, level=level))
         return out
 
 
@@ -163,20 +169,24 @@ def _own_head(head: Head, row_stamp: object, stamp: object) -> Head:
     if stamp is None or stamp == row_stamp:
         return head
     at = to_utc(stamp)
-    return head if at is None else (head[0], at, head[2])
+    if at is None:
+        return head
+    session, _, line = head
+    return (session, at, line)
 
 
-def _user(meta: Mapping[str, Any], text: str, head: Head, stamp: object, out: list[Record]) -> None:
+def _user(meta: dict[str, Any], text: str, head: Head, stamp: object, out: list[Record]) -> None:
+    session, at, line = head
     before = len(out)
     if not _blank(text) and not _is_results_placeholder(text):
-        out.append(UserText(*head, text=text))
+        out.append(UserText(session, at, line, text=text))
     results = meta.get("tool_results")
     if isinstance(results, list):
         for item in results:
             if isinstance(item, dict):
                 out.append(_tool_result(item, _own_head(head, stamp, item.get("timestamp"))))
     if len(out) == before:
-        out.append(Ignored(*head, kind="empty_row"))
+        out.append(Ignored(session, at, line, kind="empty_row"))
 
 
 def _is_results_placeholder(text: str) -> bool:
@@ -186,10 +196,13 @@ def _is_results_placeholder(text: str) -> bool:
     return text[len("Tool results: ") : -len(" results")].isdigit()
 
 
-def _tool_result(item: Mapping[str, Any], head: Head) -> ToolResult:
+def _tool_result(item: dict[str, Any], head: Head) -> ToolResult:
+    session, at, line = head
     content = item.get("content")
     return ToolResult(
-        *head,
+        session,
+        at,
+        line,
         call_id=str(item.get("tool_use_id") or ""),
         output=content if isinstance(content, str) else text_of(content),
         is_error=item.get("is_error") is True,
@@ -197,24 +210,25 @@ def _tool_result(item: Mapping[str, Any], head: Head) -> ToolResult:
 
 
 def _assistant(
-    meta: Mapping[str, Any], text: str, head: Head, stamp: object, out: list[Record]
+    meta: dict[str, Any], text: str, head: Head, stamp: object, out: list[Record]
 ) -> None:
+    session, at, line = head
     before = len(out)
     thinking = _thinking(meta)
     if thinking:
-        out.append(Thinking(*head, text=thinking))
+        out.append(Thinking(session, at, line, text=thinking))
     if not _blank(text) and text != _ASSISTANT_PLACEHOLDER:
-        out.append(AssistantText(*head, text=text))
+        out.append(AssistantText(session, at, line, text=text))
     uses = meta.get("tool_uses")
     if isinstance(uses, list):
         for use in uses:
             if isinstance(use, dict):
                 _tool_call(use, _own_head(head, stamp, use.get("timestamp")), out)
     if len(out) == before:
-        out.append(Ignored(*head, kind="empty_row"))
+        out.append(Ignored(session, at, line, kind="empty_row"))
 
 
-def _thinking(meta: Mapping[str, Any]) -> str:
+def _thinking(meta: dict[str, Any]) -> str:
     text = meta.get("thinking_content")
     if isinstance(text, str) and not _blank(text):
         return text
@@ -225,21 +239,26 @@ def _thinking(meta: Mapping[str, Any]) -> str:
     return "\n\n".join(p for p in parts if isinstance(p, str) and p)
 
 
-def _tool_call(use: Mapping[str, Any], head: Head, out: list[Record]) -> None:
+def _tool_call(use: dict[str, Any], head: Head, out: list[Record]) -> None:
+    session, at, line = head
     call_id = str(use.get("id") or "")
     name = str(use.get("name") or "")
     given = use.get("input")
-    arguments: Mapping[str, Any] = given if isinstance(given, dict) else {}
-    out.append(ToolCall(*head, call_id=call_id, name=name, input=arguments))
+    arguments: dict[str, Any] = given if isinstance(given, dict) else {}
+    out.append(ToolCall(session, at, line, call_id=call_id, name=name, input=arguments))
     if name == "TodoWrite":
-        out.append(TodoUpdate(*head, todos=todos_of(arguments.get("todos")), call_id=call_id))
+        todos = todos_of(arguments.get("todos"))
+        out.append(TodoUpdate(session, at, line, todos=todos, call_id=call_id))
 
 
-def _result(meta: Mapping[str, Any], text: str, head: Head) -> SessionResult:
+def _result(meta: dict[str, Any], text: str, head: Head) -> SessionResult:
     """A ``result`` row (the normaliser's ``ResultMessage``)."""
+    session, at, line = head
     failed = meta.get("is_error") is True
     return SessionResult(
-        *head,
+        session,
+        at,
+        line,
         status=ResultStatus.FAILED if failed else ResultStatus.SUCCEEDED,
         subtype=_str(meta.get("subtype")),
         text=text or None,

@@ -58,7 +58,9 @@ _CLIP = 300
 
 Line = dict[str, Any]
 # What every record of one line shares, in ``Record`` field order: session_id, timestamp, line,
-# parent_call. Passed positionally (``Notice(*head, ...)``): records are built on the hot path.
+# parent_call. Unpacked into named arguments where a record is built (``Notice(session, at, line,
+# parent, ...)``): compiled, that is a direct constructor call, where ``Notice(*head, ...)`` would
+# build an argument tuple and dict and go through the generic call path.
 Head = tuple[str, datetime | None, int, str | None]
 
 
@@ -93,17 +95,15 @@ class Parser:
         kind = obj.get("type")
         if not isinstance(kind, str):
             return None
-        session = obj.get("session_id")
-        if isinstance(session, str) and session:
-            self._session = session
+        given = obj.get("session_id")
+        if isinstance(given, str) and given:
+            self._session = given
+        session = self._session
         stamp = obj.get("timestamp")
-        parent = obj.get("parent_tool_use_id")
-        head: Head = (
-            self._session,
-            None if stamp is None else to_utc(stamp),
-            line,
-            parent if isinstance(parent, str) and parent else None,
-        )
+        at = None if stamp is None else to_utc(stamp)
+        call = obj.get("parent_tool_use_id")
+        parent = call if isinstance(call, str) and call else None
+        head: Head = (session, at, line, parent)
         records: list[Record] | None
         if kind == "assistant":
             records = _assistant(obj, head)
@@ -114,18 +114,19 @@ class Parser:
         elif kind == "result":
             records = [_result(obj, head)]
         elif kind == "stream_event":
-            records = [Ignored(*head, kind=kind)]
+            records = [Ignored(session, at, line, parent, kind=kind)]
         else:
             records = _other_type(kind, obj, head)
         if records is None or records:
             return records
-        return [Ignored(*head, kind=f"empty {kind}")]
+        return [Ignored(session, at, line, parent, kind=f"empty {kind}")]
 
     def finish(self) -> list[Record]:
         return []
 
 
 def _assistant(obj: Line, head: Head) -> list[Record] | None:
+    session, at, line, parent = head
     message = obj.get("message")
     if not isinstance(message, dict):
         return None
@@ -133,11 +134,17 @@ def _assistant(obj: Line, head: Head) -> list[Record] | None:
     error = obj.get("error")
     if isinstance(error, str) and error:
         text = text_of(content) or f"API error: {error}"
-        return [Notice(*head, kind="api_error", text=_clip(text), level="error")]
+        return [
+            Notice(session, at, line, parent, kind="api_error", text=_clip(text), level="error")
+        ]
     mid = message.get("id")
     message_id = mid if isinstance(mid, str) and mid else None
     if isinstance(content, str):
-        return [AssistantText(*head, text=content, message_id=message_id)] if content else []
+        return (
+            [AssistantText(session, at, line, parent, text=content, message_id=message_id)]
+            if content
+            else []
+        )
     out: list[Record] = []
     if isinstance(content, list):
         for block in content:
@@ -147,38 +154,49 @@ def _assistant(obj: Line, head: Head) -> list[Record] | None:
 
 
 def _assistant_block(block: Line, head: Head, message_id: str | None, out: list[Record]) -> None:
+    session, at, line, parent = head
     kind = block.get("type")
     if kind == "text":
         text = block.get("text")
         if isinstance(text, str) and text:
-            out.append(AssistantText(*head, text=text, message_id=message_id))
+            out.append(AssistantText(session, at, line, parent, text=text, message_id=message_id))
     elif kind in _TOOL_USE_BLOCKS:
         _tool_call(block, head, out)
     elif kind == "thinking":
         thought = block.get("thinking")
         if isinstance(thought, str) and thought:
-            out.append(Thinking(*head, text=thought))
+            out.append(Thinking(session, at, line, parent, text=thought))
     else:  # redacted_thinking, server tool results, blocks newer than this module
-        out.append(Ignored(*head, kind=str(kind)))
+        out.append(Ignored(session, at, line, parent, kind=str(kind)))
 
 
 def _tool_call(block: Line, head: Head, out: list[Record]) -> None:
+    session, at, line, parent = head
     call_id = str(block.get("id") or "")
     name = str(block.get("name") or "")
     raw = block.get("input")
     arguments = raw if isinstance(raw, dict) else loads_maybe(raw)
     if not isinstance(arguments, dict):  # arguments that are not a JSON object: shown as given
         shown = raw if isinstance(raw, str) else None
-        out.append(ToolCall(*head, call_id=call_id, name=name, input={}, raw_input=shown))
+        out.append(
+            ToolCall(
+                session, at, line, parent, call_id=call_id, name=name, input={}, raw_input=shown
+            )
+        )
         return
-    out.append(ToolCall(*head, call_id=call_id, name=name, input=arguments))
+    out.append(ToolCall(session, at, line, parent, call_id=call_id, name=name, input=arguments))
     if name == "TodoWrite":
         todos = arguments.get("todos")
         if isinstance(todos, list):
-            out.append(TodoUpdate(*head, todos=todos_of(todos), call_id=call_id or None))
+            out.append(
+                TodoUpdate(
+                    session, at, line, parent, todos=todos_of(todos), call_id=call_id or None
+                )
+            )
 
 
 def _user(obj: Line, head: Head) -> list[Record] | None:
+    session, at, line, parent = head
     message = obj.get("message")
     if not isinstance(message, dict):
         return None
@@ -196,28 +214,43 @@ def _user(obj: Line, head: Head) -> list[Record] | None:
             elif kind == "text":
                 out.extend(_user_text(block.get("text"), obj, head))
             else:  # images, documents: the session is told nothing new
-                out.append(Ignored(*head, kind=str(kind)))
+                out.append(Ignored(session, at, line, parent, kind=str(kind)))
     return out
 
 
 def _user_text(text: object, obj: Line, head: Head) -> list[Record]:
+    session, at, line, parent = head
     if not isinstance(text, str) or not text or text.isspace():
         return []
     if text.startswith(_INTERRUPTED):
-        return [Notice(*head, kind="interrupted", text=text.strip("[] \n"), level="warning")]
+        return [
+            Notice(
+                session,
+                at,
+                line,
+                parent,
+                kind="interrupted",
+                text=text.strip("[] \n"),
+                level="warning",
+            )
+        ]
     if obj.get("isSynthetic") is True:  # the compaction summary handed back to the model
-        return [Ignored(*head, kind="synthetic user text")]
+        return [Ignored(session, at, line, parent, kind="synthetic user text")]
     if text.startswith(_LOCAL_COMMAND):  # a slash command's own output, e.g. "Compacted"
         inner = text.removeprefix(_LOCAL_COMMAND).removesuffix("</local-command-stdout>")
-        return [Notice(*head, kind="local_command", text=_clip(inner.strip()))]
-    return [UserText(*head, text=text)]
+        return [Notice(session, at, line, parent, kind="local_command", text=_clip(inner.strip()))]
+    return [UserText(session, at, line, parent, text=text)]
 
 
 def _tool_result(block: Line, head: Head) -> ToolResult:
+    session, at, line, parent = head
     content = block.get("content")
     output = content if isinstance(content, str) else text_of(content)
     return ToolResult(
-        *head,
+        session,
+        at,
+        line,
+        parent,
         call_id=str(block.get("tool_use_id") or ""),
         output=output,
         is_error=bool(block.get("is_error")),
@@ -226,6 +259,7 @@ def _tool_result(block: Line, head: Head) -> ToolResult:
 
 
 def _system(obj: Line, head: Head) -> Record:
+    session, at, line, parent = head
     subtype = obj.get("subtype")
     if subtype == "init":
         return _started(obj, head)
@@ -235,15 +269,19 @@ def _system(obj: Line, head: Head) -> Record:
         return _status(obj, head)
     name = subtype if isinstance(subtype, str) and subtype else "system"
     if name in _NOISY_SUBTYPES:
-        return Ignored(*head, kind=name)
+        return Ignored(session, at, line, parent, kind=name)
     text, level = _system_text(name, obj)
-    return Notice(*head, kind=name, text=_clip(text), level=level)
+    return Notice(session, at, line, parent, kind=name, text=_clip(text), level=level)
 
 
 def _started(obj: Line, head: Head) -> SessionStarted:
+    session, at, line, parent = head
     tools = obj.get("tools")
     return SessionStarted(
-        *head,
+        session,
+        at,
+        line,
+        parent,
         agent=AGENT,
         model=_text(obj.get("model")),
         cwd=_text(obj.get("cwd")),
@@ -253,22 +291,34 @@ def _started(obj: Line, head: Head) -> SessionStarted:
 
 
 def _compaction(obj: Line, head: Head) -> Compaction:
+    session, at, line, parent = head
     meta = _dict(obj.get("compact_metadata") or obj.get("compactMetadata"))
     pre_tokens = meta.get("pre_tokens", meta.get("preTokens"))
-    return Compaction(*head, trigger=_text(meta.get("trigger")), pre_tokens=as_int(pre_tokens))
+    return Compaction(
+        session, at, line, parent, trigger=_text(meta.get("trigger")), pre_tokens=as_int(pre_tokens)
+    )
 
 
 def _status(obj: Line, head: Head) -> Record:
     """Compaction starting or failing and permission-mode changes; other ticks are hidden."""
+    session, at, line, parent = head
     failure = _text(obj.get("compact_error"))
     if failure:
-        return Notice(*head, kind="status", text=f"Compaction failed: {failure}", level="warning")
+        return Notice(
+            session,
+            at,
+            line,
+            parent,
+            kind="status",
+            text=f"Compaction failed: {failure}",
+            level="warning",
+        )
     if obj.get("status") == "compacting":
-        return Notice(*head, kind="status", text="Compacting the conversation")
+        return Notice(session, at, line, parent, kind="status", text="Compacting the conversation")
     mode = _text(obj.get("permissionMode"))
     if mode:
-        return Notice(*head, kind="status", text=f"Permission mode: {mode}")
-    return Ignored(*head, kind="status")
+        return Notice(session, at, line, parent, kind="status", text=f"Permission mode: {mode}")
+    return Ignored(session, at, line, parent, kind="status")
 
 
 def _system_text(name: str, obj: Line) -> tuple[str, str]:
@@ -295,6 +345,7 @@ def _hook_text(obj: Line) -> tuple[str, str]:
 
 
 def _result(obj: Line, head: Head) -> SessionResult:
+    session, at, line, parent = head
     subtype = _text(obj.get("subtype"))
     failed = obj.get("is_error") is True or (subtype is not None and subtype != "success")
     usage = _dict(obj.get("usage"))
@@ -302,7 +353,10 @@ def _result(obj: Line, head: Head) -> SessionResult:
     models = obj.get("modelUsage")
     errors = obj.get("errors")
     return SessionResult(
-        *head,
+        session,
+        at,
+        line,
+        parent,
         status=ResultStatus.FAILED if failed else ResultStatus.SUCCEEDED,
         subtype=subtype,
         text=_text(obj.get("result")),
@@ -338,20 +392,31 @@ def _denials(value: object) -> tuple[PermissionDenial, ...]:
 def _other_type(kind: str, obj: Line, head: Head) -> list[Record] | None:
     """Permission prompts and rate-limit warnings; plumbing is hidden. Another type is a notice
     when the line names its session, else not this format."""
+    session, at, line, parent = head
     request = obj.get("request")
     if isinstance(request, dict) and request.get("subtype") == "can_use_tool":
         tool = _text(request.get("tool_name")) or "a tool"
         detail = _input_summary(request.get("input"))
         text = f"Waiting for permission to use {tool}" + (f": {detail}" if detail else "")
-        return [Notice(*head, kind="permission_request", text=_clip(text), level="warning")]
+        return [
+            Notice(
+                session,
+                at,
+                line,
+                parent,
+                kind="permission_request",
+                text=_clip(text),
+                level="warning",
+            )
+        ]
     limits = obj.get("rate_limit_info")
     allowed = isinstance(limits, dict) and limits.get("status") == "allowed"
     if allowed or kind in _QUIET_TYPES:
-        return [Ignored(*head, kind=kind)]
+        return [Ignored(session, at, line, parent, kind=kind)]
     if "session_id" not in obj:
         return None
     level = "warning" if limits is not None else _level_of(kind)
-    return [Notice(*head, kind=kind, text=_summary(kind, obj), level=level)]
+    return [Notice(session, at, line, parent, kind=kind, text=_summary(kind, obj), level=level)]
 
 
 def _dict(value: object) -> Line:

@@ -25,7 +25,6 @@ a subagent's ``<s>/subagents/agent-<id>.jsonl``) and the seed-001 variant. Line 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -68,9 +67,12 @@ from bot.records import (
 FAMILY = "claude-transcript"
 AGENT = "Claude Code"
 
-Head = tuple[str, datetime | None, int, str | None, str | None]  # the fields every Record has
+# The fields every Record has: session_id, timestamp, line, parent_call, subagent. Unpacked into
+# named arguments where a record is built (``Notice(session, at, line, parent, subagent, ...)``):
+# compiled, that is a direct constructor call, where ``Notice(*head, ...)`` would build an
+# argument tuple and dict and go through the generic call path.
+Head = tuple[str, datetime | None, int, str | None, str | None]
 Out = list[Record]
-Handler = Callable[[dict[str, Any], Head, Out], None]
 
 # tuples, not sets: a malformed line's "type" may be unhashable
 _OWN_TYPES = ("file-history-snapshot", "queue-operation", "summary", "compact_system")
@@ -104,14 +106,6 @@ class Parser:
         self._compaction: Compaction | None = None  # a compact_boundary awaiting its summary
         self._rewinds = Rewinds()
         self._seed_calls = SeedCalls()
-        self._by_type: dict[object, Handler] = {
-            "assistant": self._assistant,
-            "user": self._user,
-            "system": self._system,
-            "progress": self._progress,
-            "summary": self._summary,
-            "compact_system": self._compact_system,
-        }
 
     def parse(self, obj: Any, line: int) -> list[Record] | None:
         if not detect(obj):
@@ -136,37 +130,62 @@ class Parser:
             self._session = session
         else:
             session = self._session
-        call = agent = None
+        parent = subagent = None
         sidechain = self._sidechain = obj.get("isSidechain") is True
         if sidechain:
-            call, agent = self._links.sidechain_call(obj), opt_str(obj.get("agentId"))
-        head: Head = (session, to_utc(obj.get("timestamp")), line, call, agent)
+            parent, subagent = self._links.sidechain_call(obj), opt_str(obj.get("agentId"))
+        at = to_utc(obj.get("timestamp"))
+        head: Head = (session, at, line, parent, subagent)
         if session and session not in self._started and "uuid" in obj:
             out.append(self._start(obj, head))
-        if call is not None and agent is not None and self._links.link_agent(agent, call):
-            out.append(SubagentLink(*head, agent_id=agent, call_id=call))
+        if parent is not None and subagent is not None and self._links.link_agent(subagent, parent):
+            link = SubagentLink(
+                session, at, line, parent, subagent, agent_id=subagent, call_id=parent
+            )
+            out.append(link)
         before = len(out)
-        handler = self._by_type.get(kind) if isinstance(kind, str) else None
-        if handler is None:
-            out.append(Ignored(*head, kind=str(kind or "unknown")))
-        else:
-            handler(obj, head, out)
+        if not self._handle(kind, obj, head, out):
+            out.append(Ignored(session, at, line, parent, subagent, kind=str(kind or "unknown")))
         if len(out) == before and self._compaction is None:
-            out.append(Ignored(*head, kind="empty"))
+            out.append(Ignored(session, at, line, parent, subagent, kind="empty"))
+
+    def _handle(self, kind: object, obj: dict[str, Any], head: Head, out: Out) -> bool:
+        """Reads a line of a type this format knows, by its ``type``; False for another type.
+        An ``if`` chain, not a table of bound methods: compiled, these are direct calls."""
+        if kind == "assistant":
+            self._assistant(obj, head, out)
+        elif kind == "user":
+            self._user(obj, head, out)
+        elif kind == "progress":
+            self._progress(obj, head, out)
+        elif kind == "system":
+            self._system(obj, head, out)
+        elif kind == "summary":
+            self._summary(obj, head, out)
+        elif kind == "compact_system":
+            self._compact_system(obj, head, out)
+        else:
+            return False
+        return True
 
     def _start(self, obj: dict[str, Any], head: Head) -> SessionStarted:
-        remember(self._started, head[0], None, MAX_WAITING)
+        session, at, line, parent, subagent = head
+        remember(self._started, session, None, MAX_WAITING)
         title, self._title = self._title, None
         cwd, version = opt_str(obj.get("cwd")), opt_str(obj.get("version"))
-        return SessionStarted(*head, agent=AGENT, cwd=cwd, version=version, title=title)
+        return SessionStarted(
+            session, at, line, parent, subagent, agent=AGENT, cwd=cwd, version=version, title=title
+        )
 
     def _summary(self, obj: dict[str, Any], head: Head, out: Out) -> None:
+        session, at, line, parent, subagent = head
         self._title = opt_str(obj.get("summary")) or self._title
-        out.append(Ignored(*head, kind="summary"))
+        out.append(Ignored(session, at, line, parent, subagent, kind="summary"))
 
     # -- assistant ------------------------------------------------------------------------
 
     def _assistant(self, obj: dict[str, Any], head: Head, out: Out) -> None:
+        session, at, line, parent, subagent = head
         message = obj.get("message")
         if not isinstance(message, dict):
             self._seed_assistant(obj, head, out)
@@ -175,12 +194,25 @@ class Parser:
         if obj.get("isApiErrorMessage") or message.get("model") == "<synthetic>":
             text = text_of(content)
             if not obj.get("isApiErrorMessage") and text.strip() == "No response requested.":
-                out.append(Ignored(*head, kind="synthetic"))
+                out.append(Ignored(session, at, line, parent, subagent, kind="synthetic"))
             else:
-                out.append(Notice(*head, kind="api_error", text=text, level="error"))
-        elif head[4] is not None and head[4].startswith("acompact"):  # a compaction run
+                out.append(
+                    Notice(
+                        session,
+                        at,
+                        line,
+                        parent,
+                        subagent,
+                        kind="api_error",
+                        text=text,
+                        level="error",
+                    )
+                )
+        elif subagent is not None and subagent.startswith("acompact"):  # a compaction run
             if texts(content).strip():
-                out.append(Compaction(*head, summary=summary_of(message)))
+                out.append(
+                    Compaction(session, at, line, parent, subagent, summary=summary_of(message))
+                )
         else:
             mid = message.get("id")
             self._blocks(content, mid if isinstance(mid, str) else None, head, out, False)
@@ -188,8 +220,11 @@ class Parser:
     def _blocks(
         self, content: object, mid: str | None, head: Head, out: Out, tools_only: bool
     ) -> None:
+        session, at, line, parent, subagent = head
         if isinstance(content, str) and not _blank(content) and not tools_only:
-            out.append(AssistantText(*head, text=content, message_id=mid))
+            out.append(
+                AssistantText(session, at, line, parent, subagent, text=content, message_id=mid)
+            )
         if not isinstance(content, list):
             return
         for block in content:
@@ -199,33 +234,53 @@ class Parser:
             elif tools_only:
                 continue
             elif kind == "text" and shown(text := block.get("text")):
-                out.append(AssistantText(*head, text=text, message_id=mid))
+                out.append(
+                    AssistantText(session, at, line, parent, subagent, text=text, message_id=mid)
+                )
             elif kind == "thinking" and shown(text := block.get("thinking")):
-                out.append(Thinking(*head, text=text))
+                out.append(Thinking(session, at, line, parent, subagent, text=text))
 
     def _tool_call(self, block: dict[str, Any], head: Head, out: Out) -> None:
+        session, at, line, parent, subagent = head
         call_id, name = str(block.get("id") or ""), str(block.get("name") or "")
         raw = block.get("input")
         parsed = loads_maybe(raw) if isinstance(raw, str) else raw
         given = parsed if isinstance(parsed, dict) else {}
         raw_input = raw if isinstance(raw, str) and not given else None
-        out.append(ToolCall(*head, call_id=call_id, name=name, input=given, raw_input=raw_input))
-        if name in _TASK_TOOLS and not self._sidechain and head[3] is None:
+        out.append(
+            ToolCall(
+                session,
+                at,
+                line,
+                parent,
+                subagent,
+                call_id=call_id,
+                name=name,
+                input=given,
+                raw_input=raw_input,
+            )
+        )
+        if name in _TASK_TOOLS and not self._sidechain and parent is None:
             self._links.task_called(call_id, given.get("prompt"))
         elif name == "TodoWrite" and isinstance(todos := given.get("todos"), list):
-            out.append(TodoUpdate(*head, todos=todos_of(todos), call_id=call_id))
+            out.append(
+                TodoUpdate(
+                    session, at, line, parent, subagent, todos=todos_of(todos), call_id=call_id
+                )
+            )
 
     # -- user -----------------------------------------------------------------------------
 
     def _user(self, obj: dict[str, Any], head: Head, out: Out) -> None:
+        session, at, line, parent, subagent = head
         message = obj.get("message")
         content = message.get("content") if isinstance(message, dict) else message
         if obj.get("isMeta"):
-            out.append(Ignored(*head, kind="meta"))
-        elif head[4] is not None and head[4].startswith("acompact"):
-            out.append(Ignored(*head, kind="compact_prompt"))
+            out.append(Ignored(session, at, line, parent, subagent, kind="meta"))
+        elif subagent is not None and subagent.startswith("acompact"):
+            out.append(Ignored(session, at, line, parent, subagent, kind="compact_prompt"))
         elif obj.get("isCompactSummary"):
-            out.append(Compaction(*head, summary=summary_of(message)))
+            out.append(Compaction(session, at, line, parent, subagent, summary=summary_of(message)))
         elif not isinstance(content, list):
             self._user_text(obj, text_of(content), head, out)
         else:
@@ -239,22 +294,39 @@ class Parser:
                 self._user_text(obj, text_of(said), head, out)
 
     def _user_text(self, obj: dict[str, Any], text: str, head: Head, out: Out) -> None:
+        session, at, line, parent, subagent = head
         start = text[:1]
         if start == "[" and text.startswith("[Request interrupted by user"):
-            out.append(Notice(*head, kind="interrupted", text=text, level="warning"))
+            out.append(
+                Notice(
+                    session,
+                    at,
+                    line,
+                    parent,
+                    subagent,
+                    kind="interrupted",
+                    text=text,
+                    level="warning",
+                )
+            )
         elif start == "<" and (command := slash_command(text)) is not None:
-            out.append(UserText(*head, text=command))
+            out.append(UserText(session, at, line, parent, subagent, text=command))
         elif start == "<" and (output := command_output(text)) is not None:
             out.append(_command_notice(output, head))
         elif not _blank(text):
-            parent = obj.get("parentUuid")
-            if not self._sidechain and isinstance(parent, str) and self._rewinds.is_rewind(parent):
-                out.append(Notice(*head, kind="rewind", text=_REWIND))
-            out.append(UserText(*head, text=text))
+            previous = obj.get("parentUuid")
+            if (
+                not self._sidechain
+                and isinstance(previous, str)
+                and self._rewinds.is_rewind(previous)
+            ):
+                out.append(Notice(session, at, line, parent, subagent, kind="rewind", text=_REWIND))
+            out.append(UserText(session, at, line, parent, subagent, text=text))
 
     def _tool_result(
         self, obj: dict[str, Any], block: dict[str, Any], head: Head, out: Out
     ) -> None:
+        session, at, line, parent, subagent = head
         call_id = str(block.get("tool_use_id") or "")
         content = block.get("content")
         output = content if isinstance(content, str) else text_of(content)
@@ -264,59 +336,110 @@ class Parser:
         if agent is None and not self._sidechain:
             agent = obj.get("agentId")  # 2.0.x put the Task's agent on its result line
         if isinstance(agent, str) and agent and self._links.link_agent(agent, call_id):
-            out.append(SubagentLink(*head, agent_id=agent, call_id=call_id))
+            out.append(
+                SubagentLink(session, at, line, parent, subagent, agent_id=agent, call_id=call_id)
+            )
         if failed:
             self._links.task_failed(call_id)
         stopped = was_interrupted(output, result)
         out.append(
-            ToolResult(*head, call_id=call_id, output=output, is_error=failed, interrupted=stopped)
+            ToolResult(
+                session,
+                at,
+                line,
+                parent,
+                subagent,
+                call_id=call_id,
+                output=output,
+                is_error=failed,
+                interrupted=stopped,
+            )
         )
 
     # -- system and progress ---------------------------------------------------------------
 
     def _system(self, obj: dict[str, Any], head: Head, out: Out) -> None:
+        session, at, line, parent, subagent = head
         subtype, text = obj.get("subtype"), system_text(obj)
         failed = bool(obj.get("isError")) or subtype == "error"
         if subtype == "compact_boundary":
             trigger, tokens = compaction_of(obj)
-            self._compaction = Compaction(*head, trigger=trigger, pre_tokens=tokens)
+            self._compaction = Compaction(
+                session, at, line, parent, subagent, trigger=trigger, pre_tokens=tokens
+            )
         elif subtype == "local_command":
             said = slash_command(text) or command_output(text)
             out.append(_command_notice(text if said is None else said, head))
         elif subtype == "stop_hook_summary":
             if (problem := hook_problem(obj)) is None:
-                out.append(Ignored(*head, kind="hook"))
+                out.append(Ignored(session, at, line, parent, subagent, kind="hook"))
             else:
-                out.append(Notice(*head, kind="hook", text=problem, level="warning"))
+                out.append(
+                    Notice(
+                        session,
+                        at,
+                        line,
+                        parent,
+                        subagent,
+                        kind="hook",
+                        text=problem,
+                        level="warning",
+                    )
+                )
         elif subtype == "tool_result" or (
             failed and self._seed_calls.is_waiting(obj.get("parentUuid"))
         ):
             self._seed_result(obj, text, failed, head, out)
         elif failed:
-            out.append(Notice(*head, kind=str(subtype or "error"), text=text, level="error"))
+            out.append(
+                Notice(
+                    session,
+                    at,
+                    line,
+                    parent,
+                    subagent,
+                    kind=str(subtype or "error"),
+                    text=text,
+                    level="error",
+                )
+            )
         elif obj.get("isMeta") or subtype in ("meta", "turn_duration"):
-            out.append(Ignored(*head, kind=str(subtype or "meta")))
+            out.append(Ignored(session, at, line, parent, subagent, kind=str(subtype or "meta")))
         else:
             level = obj.get("level")
             level = level if level in ("error", "warning") else "info"
-            out.append(Notice(*head, kind=str(subtype or "system"), text=text, level=level))
+            out.append(
+                Notice(
+                    session,
+                    at,
+                    line,
+                    parent,
+                    subagent,
+                    kind=str(subtype or "system"),
+                    text=text,
+                    level=level,
+                )
+            )
 
     def _progress(self, obj: dict[str, Any], head: Head, out: Out) -> None:
+        session, at, line, parent, subagent = head
         data = obj.get("data")
         kind = data.get("type") if isinstance(data, dict) else None
         if kind != "agent_progress" or not isinstance(data, dict):
-            out.append(Ignored(*head, kind=str(kind or "progress")))
+            out.append(Ignored(session, at, line, parent, subagent, kind=str(kind or "progress")))
             return
         before = len(out)
         call, agent = opt_str(obj.get("parentToolUseID")), opt_str(data.get("agentId"))
         if call and agent and self._links.link_agent(agent, call):
-            out.append(SubagentLink(*head, agent_id=agent, call_id=call))
+            out.append(
+                SubagentLink(session, at, line, parent, subagent, agent_id=agent, call_id=call)
+            )
         inner = data.get("message")
         if isinstance(inner, dict) and isinstance(message := inner.get("message"), dict):
-            at = to_utc(inner.get("timestamp")) or head[1]
-            self._embedded_tools(inner, message, (head[0], at, head[2], call, agent), out)
+            inner_at = to_utc(inner.get("timestamp")) or at
+            self._embedded_tools(inner, message, (session, inner_at, line, call, agent), out)
         if len(out) == before:
-            out.append(Ignored(*head, kind="agent_progress"))
+            out.append(Ignored(session, at, line, parent, subagent, kind="agent_progress"))
 
     def _embedded_tools(
         self, inner: dict[str, Any], message: dict[str, Any], head: Head, out: Out
@@ -333,6 +456,7 @@ class Parser:
     # -- the seed-001 variant ---------------------------------------------------------------
 
     def _seed_assistant(self, obj: dict[str, Any], head: Head, out: Out) -> None:
+        session, at, line, parent, subagent = head
         subtype, text = obj.get("subtype"), text_of(obj.get("message"))
         if subtype == "tool_use":
             call_id = str(obj.get("uuid") or "")
@@ -340,34 +464,63 @@ class Parser:
             self._tool_call(block, head, out)
             self._seed_calls.called(call_id)
         elif subtype == "thinking":
-            out.append(Thinking(*head, text=text))
+            out.append(Thinking(session, at, line, parent, subagent, text=text))
         elif subtype in ("command", "error"):
             level = "error" if subtype == "error" else "info"
-            out.append(Notice(*head, kind=str(subtype), text=text, level=level))
+            out.append(
+                Notice(
+                    session, at, line, parent, subagent, kind=str(subtype), text=text, level=level
+                )
+            )
         elif not _blank(text):
-            out.append(AssistantText(*head, text=text))
+            out.append(AssistantText(session, at, line, parent, subagent, text=text))
 
     def _seed_result(
         self, obj: dict[str, Any], text: str, failed: bool, head: Head, out: Out
     ) -> None:
+        session, at, line, parent, subagent = head
         call_id = self._seed_calls.answered(obj.get("parentUuid"))
-        out.append(ToolResult(*head, call_id=call_id, output=text, is_error=failed))
+        out.append(
+            ToolResult(
+                session, at, line, parent, subagent, call_id=call_id, output=text, is_error=failed
+            )
+        )
 
     def _compact_system(self, obj: dict[str, Any], head: Head, out: Out) -> None:
+        session, at, line, parent, subagent = head
         operation = obj.get("message")
         if operation == "conversation_compacted":
             out.append(Compaction(*head))
         elif operation == "conversation_restored":
-            out.append(Notice(*head, kind="restored", text="The conversation was restored."))
+            out.append(
+                Notice(
+                    session,
+                    at,
+                    line,
+                    parent,
+                    subagent,
+                    kind="restored",
+                    text="The conversation was restored.",
+                )
+            )
         else:  # conversation_compacting, conversation_restoring
-            out.append(Ignored(*head, kind=str(operation or "compact_system")))
+            out.append(
+                Ignored(
+                    session, at, line, parent, subagent, kind=str(operation or "compact_system")
+                )
+            )
 
 
 # -- small helpers ---------------------------------------------------------------------------
 
 
 def _command_notice(text: str, head: Head) -> Record:
-    return Notice(*head, kind="command", text=text) if text else Ignored(*head, kind="command")
+    session, at, line, parent, subagent = head
+    return (
+        Notice(session, at, line, parent, subagent, kind="command", text=text)
+        if text
+        else Ignored(session, at, line, parent, subagent, kind="command")
+    )
 
 
 def _blank(text: str) -> bool:

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Final
 
 import orjson
 
 from bot.records import Todo
 
 _EPOCH_MS_THRESHOLD = 1e11  # a number above this is milliseconds, not seconds
+# The constructors, looked up once: compiled, ``datetime.fromisoformat(...)`` would look the
+# method up on the class at every timestamp.
+_from_iso: Final = datetime.fromisoformat
+_from_unix: Final = datetime.fromtimestamp
 
 
 def to_utc(value: object) -> datetime | None:
@@ -18,7 +22,7 @@ def to_utc(value: object) -> datetime | None:
         if not value:
             return None
         try:
-            parsed = datetime.fromisoformat(value)
+            parsed = _from_iso(value)
         except ValueError:
             return None
         zone = parsed.tzinfo
@@ -28,7 +32,7 @@ def to_utc(value: object) -> datetime | None:
     if isinstance(value, (int, float)) and type(value) is not bool:
         seconds = value / 1000.0 if value > _EPOCH_MS_THRESHOLD else float(value)
         try:
-            return datetime.fromtimestamp(seconds, UTC)  # positional: cheaper than tz=UTC
+            return _from_unix(seconds, UTC)  # positional: cheaper than tz=UTC
         except (OverflowError, OSError, ValueError):
             return None
     return None

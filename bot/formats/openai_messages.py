@@ -17,7 +17,7 @@ session already used gets a suffix (``id#2``), so every call keeps its own resul
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
@@ -117,7 +117,9 @@ class _Session:
 
 
 # What every record of a message shares, in ``Record`` field order: session_id, timestamp,
-# line. Passed positionally (``Ignored(*head, ...)``): records are built on the hot path.
+# line. Unpacked into named arguments where a record is built (``Ignored(session_id, at, line,
+# ...)``): compiled, that is a direct constructor call, where ``Ignored(*head, ...)`` would build
+# an argument tuple and dict and go through the generic call path.
 Head = tuple[str, datetime | None, int]
 
 
@@ -151,7 +153,7 @@ class Parser:
 
     # --- the shapes a value comes in -------------------------------------------------------
 
-    def _single(self, message: Mapping[str, Any], line: int) -> list[Record]:
+    def _single(self, message: dict[str, Any], line: int) -> list[Record]:
         head: Head = (self.source, _timestamp(message), line)
         session, out = self._open(head, AGENT)
         _message(message, session, head, None, out)
@@ -163,7 +165,7 @@ class Parser:
         _messages(messages, session, line, out)
         return out
 
-    def _traj(self, doc: Mapping[str, Any], history: list[Any], line: int) -> list[Record]:
+    def _traj(self, doc: dict[str, Any], history: list[Any], line: int) -> list[Record]:
         session = _Session(documents.traj_session_id(self.source))
         model = documents.traj_model(doc)
         head: Head = (session.session_id, None, line)
@@ -174,8 +176,9 @@ class Parser:
             out.append(result)
         return out
 
-    def _row(self, row: Mapping[str, Any], line: int) -> list[Record]:
-        head: Head = (str(row["thread_id"]), to_utc(row.get("created_at")), line)
+    def _row(self, row: dict[str, Any], line: int) -> list[Record]:
+        session_id, at = str(row["thread_id"]), to_utc(row.get("created_at"))
+        head: Head = (session_id, at, line)
         session, out = self._open(head, documents.SUNA)
         kind = str(row.get("type"))
         if kind in _ROLES:
@@ -186,7 +189,7 @@ class Parser:
         elif kind == "status":
             out.append(_status(loads_maybe(row.get("content")), head))
         else:
-            out.append(Ignored(*head, kind=kind))
+            out.append(Ignored(session_id, at, line, kind=kind))
         return out
 
     def _open(self, head: Head, agent: str) -> tuple[_Session, list[Record]]:
@@ -202,14 +205,16 @@ class Parser:
 
 
 def _start(head: Head, agent: str, model: str | None = None) -> SessionStarted:
-    return SessionStarted(*head, agent=agent, model=model)
+    session_id, at, line = head
+    return SessionStarted(session_id, at, line, agent=agent, model=model)
 
 
 def _status(content: object, head: Head) -> Record:
+    session_id, at, line = head
     failure = documents.run_failure(content)
     if failure is None:
-        return Ignored(*head, kind="status")
-    return Notice(*head, kind="status", text=failure, level="error")
+        return Ignored(session_id, at, line, kind="status")
+    return Notice(session_id, at, line, kind="status", text=failure, level="error")
 
 
 def _messages(messages: Iterable[Any], session: _Session, line: int, out: list[Record]) -> None:
@@ -219,7 +224,7 @@ def _messages(messages: Iterable[Any], session: _Session, line: int, out: list[R
             _message(message, session, (session_id, _timestamp(message), line), None, out)
 
 
-def _timestamp(message: Mapping[str, Any]) -> datetime | None:
+def _timestamp(message: dict[str, Any]) -> datetime | None:
     """A message's own time, where it has one (most traces have none)."""
     raw = message.get("timestamp") or message.get("created_at")
     return None if raw is None else to_utc(raw)
@@ -229,12 +234,13 @@ def _timestamp(message: Mapping[str, Any]) -> datetime | None:
 
 
 def _message(
-    message: Mapping[str, Any],
+    message: dict[str, Any],
     session: _Session,
     head: Head,
     message_id: str | None,
     out: list[Record],
 ) -> None:
+    session_id, at, line = head
     role = message.get("role")
     if role == "user":
         out.append(_user(message, head))
@@ -243,37 +249,39 @@ def _message(
     elif role == "tool" or role == "function":
         _tool_results(message, session, head, out)
     elif role == "system" or role == "developer":
-        out.append(Ignored(*head, kind="system_prompt"))
+        out.append(Ignored(session_id, at, line, kind="system_prompt"))
     else:
-        out.append(Ignored(*head, kind=f"role {role}"))
+        out.append(Ignored(session_id, at, line, kind=f"role {role}"))
 
 
-def _user(message: Mapping[str, Any], head: Head) -> Record:
+def _user(message: dict[str, Any], head: Head) -> Record:
+    session_id, at, line = head
     content = message.get("content")
     if isinstance(content, list) and any(
         isinstance(block, dict) and "cache_control" in block for block in content
     ):
-        return Ignored(*head, kind="cached_block")
+        return Ignored(session_id, at, line, kind="cached_block")
     text = content if isinstance(content, str) else text_of(content)
     if not text or text.isspace():
-        return Ignored(*head, kind="empty_message")
-    return UserText(*head, text=text)
+        return Ignored(session_id, at, line, kind="empty_message")
+    return UserText(session_id, at, line, text=text)
 
 
 def _assistant(
-    message: Mapping[str, Any],
+    message: dict[str, Any],
     session: _Session,
     head: Head,
     message_id: str | None,
     out: list[Record],
 ) -> None:
+    session_id, at, line = head
     before = len(out)
     reasoning = message.get("reasoning_content") or message.get("reasoning")
     if isinstance(reasoning, str) and not _blank(reasoning):
-        out.append(Thinking(*head, text=reasoning))
+        out.append(Thinking(session_id, at, line, text=reasoning))
     text = _assistant_text(message)
     if text:
-        out.append(AssistantText(*head, text=text, message_id=message_id))
+        out.append(AssistantText(session_id, at, line, text=text, message_id=message_id))
     calls = message.get("tool_calls")
     if isinstance(calls, list):
         for call in calls:
@@ -283,10 +291,10 @@ def _assistant(
     if isinstance(legacy, dict):
         out.append(_tool_call({}, legacy, session, head))
     if len(out) == before:
-        out.append(Ignored(*head, kind="empty_message"))
+        out.append(Ignored(session_id, at, line, kind="empty_message"))
 
 
-def _assistant_text(message: Mapping[str, Any]) -> str:
+def _assistant_text(message: dict[str, Any]) -> str:
     """The text to show: ``content``; SWE-agent's ``thought`` repeats it, so it is only the
     fallback. Empty when there is nothing but whitespace."""
     content = message.get("content")
@@ -297,17 +305,18 @@ def _assistant_text(message: Mapping[str, Any]) -> str:
     return thought if isinstance(thought, str) and not _blank(thought) else ""
 
 
-def _tool_call(
-    call: Mapping[str, Any], function: object, session: _Session, head: Head
-) -> ToolCall:
+def _tool_call(call: dict[str, Any], function: object, session: _Session, head: Head) -> ToolCall:
+    session_id, at, line = head
     spec = function if isinstance(function, dict) else call
     name = str(spec.get("name") or "")
     arguments, raw = _arguments(spec.get("arguments"))
     call_id = session.open_call(str(call.get("id") or ""), name)
-    return ToolCall(*head, call_id=call_id, name=name, input=arguments, raw_input=raw)
+    return ToolCall(
+        session_id, at, line, call_id=call_id, name=name, input=arguments, raw_input=raw
+    )
 
 
-def _arguments(value: object) -> tuple[Mapping[str, Any], str | None]:
+def _arguments(value: object) -> tuple[dict[str, Any], str | None]:
     """The parsed arguments, and the arguments as given when they are not a JSON object."""
     if isinstance(value, dict):
         return value, None
@@ -325,8 +334,9 @@ def _arguments(value: object) -> tuple[Mapping[str, Any], str | None]:
 
 
 def _tool_results(
-    message: Mapping[str, Any], session: _Session, head: Head, out: list[Record]
+    message: dict[str, Any], session: _Session, head: Head, out: list[Record]
 ) -> None:
+    session_id, at, line = head
     outcome = documents.tool_outcome(message)
     logged_ids = message.get("tool_call_ids")
     if not isinstance(logged_ids, list) or not logged_ids:
@@ -335,7 +345,9 @@ def _tool_results(
         call_id = session.close_call(str(logged or ""), outcome.name)
         out.append(
             ToolResult(
-                *head,
+                session_id,
+                at,
+                line,
                 call_id=call_id,
                 output=outcome.output,
                 is_error=outcome.is_error,

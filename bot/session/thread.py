@@ -22,13 +22,17 @@ NARRATION_ENTRIES = 12
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class TextBatch:
-    """Consecutive assistant text, joined."""
+    """Consecutive assistant text, joined. (The items that are made most often write their
+    ``__init__`` out: compiled, it is native code, where the one ``dataclass`` makes is not.)"""
 
     key: str
     text: str = ""
     size: int = 0  # the whole text's length, kept or not
+
+    def __init__(self, key: str, text: str = "", size: int = 0) -> None:
+        self.key, self.text, self.size = key, text, size
 
     def add(self, text: str, delta: bool) -> None:
         joiner = "" if delta or not self.text else "\n\n"
@@ -43,15 +47,18 @@ class TextBatch:
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class Narration:
     """A short remark of the agent's between its tool calls ("Now let me run the tests.")."""
 
     text: str
 
+    def __init__(self, text: str) -> None:
+        self.text = text
+
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class ToolGroup:
     """Consecutive tool calls (their ids), with the agent's short remarks between them in
     order, shown as one message: a session of many small steps stays a few messages."""
@@ -59,6 +66,11 @@ class ToolGroup:
     key: str
     entries: list[str | Narration] = field(default_factory=list)
     calls: int = 0
+
+    def __init__(
+        self, key: str, entries: list[str | Narration] | None = None, calls: int = 0
+    ) -> None:
+        self.key, self.entries, self.calls = key, [] if entries is None else entries, calls
 
     @property
     def call_ids(self) -> list[str]:
@@ -92,12 +104,15 @@ class UserTurn:
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class NoticeItem:
     key: str
     kind: str
     text: str
     level: str = "info"
+
+    def __init__(self, key: str, kind: str, text: str, level: str = "info") -> None:
+        self.key, self.kind, self.text, self.level = key, kind, text, level
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)

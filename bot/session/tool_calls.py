@@ -36,9 +36,10 @@ OPEN_STATUSES = frozenset({ToolStatus.PENDING, ToolStatus.RUNNING, ToolStatus.OR
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class ToolCallState:
-    """What a message shows of one tool call: never the whole output."""
+    """What a message shows of one tool call: never the whole output. (``__init__`` is
+    written out: compiled, it is native code, where the one ``dataclass`` makes is not.)"""
 
     id: str
     name: str
@@ -53,6 +54,27 @@ class ToolCallState:
     delegate: str | None = None  # the member a delegation went to
     shown: bool = False  # the call has a place in the thread (a tool group, a delegation)
     child_ids: list[str] | None = None  # a subagent's calls (most calls have none)
+
+    def __init__(
+        self,
+        id: str,
+        name: str,
+        summary: str,
+        status: ToolStatus = ToolStatus.RUNNING,
+        parent: str | None = None,
+        started_at: datetime | None = None,
+        ended_at: datetime | None = None,
+        output: str = "",
+        output_size: int = 0,
+        output_lines: int = 0,
+        delegate: str | None = None,
+        shown: bool = False,
+        child_ids: list[str] | None = None,
+    ) -> None:
+        self.id, self.name, self.summary, self.status = id, name, summary, status
+        self.parent, self.started_at, self.ended_at = parent, started_at, ended_at
+        self.output, self.output_size, self.output_lines = output, output_size, output_lines
+        self.delegate, self.shown, self.child_ids = delegate, shown, child_ids
 
     @property
     def children(self) -> list[str]:
