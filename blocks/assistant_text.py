@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from blocks.fit import fit_blocks
+from blocks.fit import fitted
 from blocks.markdown import to_mrkdwn
 from blocks.message import Message
 from blocks.sections import context, mrkdwn_sections
@@ -18,4 +18,4 @@ def text_message(batch: TextBatch) -> Message:
     if batch.size > len(batch.text):
         blocks.append(context(f"_… {batch.size - len(batch.text):,} more characters not shown_"))
     text = safe_line(batch.text, 280) or "(empty)"
-    return Message(batch.key, text, tuple(fit_blocks(blocks)))
+    return Message(batch.key, text, fitted(blocks))

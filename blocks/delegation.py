@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from blocks.figures import TOOL_EMOJI, duration, plural
-from blocks.fit import fit_blocks
+from blocks.fit import fitted
 from blocks.markdown import to_mrkdwn
 from blocks.message import Block, Message
 from blocks.sections import context, mrkdwn_sections, section
@@ -35,4 +35,4 @@ def delegation_message(item: DelegationItem, session: Session) -> Message:
         answer = truncate_escaped(to_mrkdwn(call.output), ANSWER_LIMIT)
         blocks.extend(mrkdwn_sections(answer))
     text = safe_line(f"{lead} → {member}: {call.summary}", 300)
-    return Message(item.key, text, tuple(fit_blocks(blocks)))
+    return Message(item.key, text, fitted(blocks))

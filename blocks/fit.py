@@ -71,53 +71,66 @@ def fit_blocks(
     return chosen
 
 
+def fitted(blocks: list[Block]) -> tuple[Block, ...]:
+    """`fit_blocks` as the tuple a message holds: blocks that plainly fit Slack's own limits
+    are taken as they are, without the list copy on the way."""
+    if len(blocks) <= MAX_BLOCKS and _plainly_fits(blocks, MESSAGE_TEXT_BUDGET):
+        return tuple(blocks)
+    return tuple(fit_blocks(blocks))
+
+
 def _plainly_fits(blocks: Sequence[Block], budget: int) -> bool:
     """A quick yes for the plain shapes the builders make (header, section with text or
     fields, context of mrkdwn, divider) when every text is within its limit and the whole
     within ``budget``. Anything else answers no, and the full check decides."""
     total = 0
     for block in blocks:
-        texts = _plain_texts(block)
-        if texts is None:
+        size = _plain_size(block)
+        if size < 0:
             return False
-        for obj, limit, kind in texts:
-            size = _text_size(obj, limit, kind)
-            if size is None:
-                return False
-            total += size
+        total += size
     return total <= budget
 
 
-_Slot = tuple[object, int, str]
-
-
-def _plain_texts(block: Block) -> list[_Slot] | None:
-    """The text objects of a plainly shaped block with their limits, or None."""
+def _plain_size(block: Block) -> int:
+    """The text size of a plainly shaped block, each text within its limit; else -1.
+    (Measured in place: no list of the block's texts is built.)"""
     kind, keys = block.get("type"), len(block)
     if kind == "divider" and keys == 1:
-        return []
-    if kind == "header" and keys == 2:
-        return [(block.get("text"), HEADER_TEXT_MAX, "plain_text")]
-    if kind == "context" and keys == 2:
-        items = block.get("elements")
-        if isinstance(items, list) and 0 < len(items) <= CONTEXT_ELEMENTS_MAX:
-            return [(item, TEXT_OBJECT_MAX, "mrkdwn") for item in items]
-    if kind == "section" and keys == 2 and "text" in block:
-        return [(block["text"], TEXT_OBJECT_MAX, "mrkdwn")]
-    if kind == "section" and keys == 2 and "fields" in block:
-        items = block["fields"]
-        if isinstance(items, list) and 0 < len(items) <= FIELDS_MAX:
-            return [(item, FIELD_TEXT_MAX, "mrkdwn") for item in items]
-    return None
+        return 0
+    if keys != 2:
+        return -1
+    if kind == "section" and "text" in block:
+        return _text_size(block["text"], TEXT_OBJECT_MAX, "mrkdwn")
+    if kind == "context":
+        return _items_size(block.get("elements"), CONTEXT_ELEMENTS_MAX, TEXT_OBJECT_MAX)
+    if kind == "header":
+        return _text_size(block.get("text"), HEADER_TEXT_MAX, "plain_text")
+    if kind == "section" and "fields" in block:
+        return _items_size(block["fields"], FIELDS_MAX, FIELD_TEXT_MAX)
+    return -1
 
 
-def _text_size(obj: object, limit: int, kind: str) -> int | None:
-    """The length of a well-formed, non-blank text object within ``limit``; else None."""
+def _items_size(items: object, most: int, limit: int) -> int:
+    """The text size of 1 to ``most`` mrkdwn items, each within ``limit``; else -1."""
+    if not isinstance(items, list) or not 0 < len(items) <= most:
+        return -1
+    total = 0
+    for item in items:
+        size = _text_size(item, limit, "mrkdwn")
+        if size < 0:
+            return -1
+        total += size
+    return total
+
+
+def _text_size(obj: object, limit: int, kind: str) -> int:
+    """The length of a well-formed, non-blank text object within ``limit``; else -1."""
     if not isinstance(obj, dict) or obj.get("type") != kind:
-        return None
+        return -1
     text = obj.get("text")
     if not isinstance(text, str) or not 0 < len(text) <= limit or text.isspace():
-        return None
+        return -1
     return len(text)
 
 

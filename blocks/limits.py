@@ -9,31 +9,31 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from mypy_extensions import mypyc_attr
 
-MAX_BLOCKS = 50
-TEXT_OBJECT_MAX = 3000
-SECTION_TEXT_MAX = 3000
-FIELDS_MAX = 10
-FIELD_TEXT_MAX = 2000
-HEADER_TEXT_MAX = 150
-CONTEXT_ELEMENTS_MAX = 10
-ACTIONS_ELEMENTS_MAX = 25
-BLOCK_ID_MAX = 255
-ACTION_ID_MAX = 255
-BUTTON_TEXT_MAX = 75
-BUTTON_VALUE_MAX = 2000
-BUTTON_URL_MAX = 3000
-IMAGE_URL_MAX = 3000
-IMAGE_ALT_TEXT_MAX = 2000
-IMAGE_TITLE_MAX = 2000
-MARKDOWN_BLOCK_MAX = 12000
-MARKDOWN_TOTAL_MAX = 12000
-MESSAGE_TEXT_BUDGET = 11000
-TOP_LEVEL_TEXT_MAX = 40000
-FALLBACK_TEXT_BUDGET = 3000  # ours: a notification, not a copy of the message
+MAX_BLOCKS: Final = 50
+TEXT_OBJECT_MAX: Final = 3000
+SECTION_TEXT_MAX: Final = 3000
+FIELDS_MAX: Final = 10
+FIELD_TEXT_MAX: Final = 2000
+HEADER_TEXT_MAX: Final = 150
+CONTEXT_ELEMENTS_MAX: Final = 10
+ACTIONS_ELEMENTS_MAX: Final = 25
+BLOCK_ID_MAX: Final = 255
+ACTION_ID_MAX: Final = 255
+BUTTON_TEXT_MAX: Final = 75
+BUTTON_VALUE_MAX: Final = 2000
+BUTTON_URL_MAX: Final = 3000
+IMAGE_URL_MAX: Final = 3000
+IMAGE_ALT_TEXT_MAX: Final = 2000
+IMAGE_TITLE_MAX: Final = 2000
+MARKDOWN_BLOCK_MAX: Final = 12000
+MARKDOWN_TOTAL_MAX: Final = 12000
+MESSAGE_TEXT_BUDGET: Final = 11000
+TOP_LEVEL_TEXT_MAX: Final = 40000
+FALLBACK_TEXT_BUDGET: Final = 3000  # ours: a notification, not a copy of the message
 BLOCK_TYPES = frozenset(
     {"header", "section", "context", "divider", "actions", "markdown", "rich_text", "image"}
 )

@@ -8,20 +8,16 @@ that a Markdown link named, and the only line-leading `>` is a Markdown blockquo
 from __future__ import annotations
 
 import re
-from collections import defaultdict, deque
-from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 from blocks.text import FENCE, GRAVE, clean, escape_mrkdwn, neutralise_fences
 
 _FENCE_OPEN = re.compile(r"([ \t]*)(`{3,}|~{3,})(.*)")
 _HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+|$)")
-_BULLET = re.compile(r"([ \t]*)[-*+][ \t]+(.*)")
 _NUMBERED = re.compile(r"([ \t]*)(\d{1,9}[.)])[ \t]+(.*)")
 _QUOTE = re.compile(r" {0,3}>(?:[ \t]*+>)*+")  # nested quotes flatten: mrkdwn has one level
 _DELIMITER_CELL = re.compile(r":?-+:?")
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
-_CODE_RUN = re.compile(r"`+")
 _LINK = re.compile(
     r"(!?)\[([^\[\]\n]*)\]\(\s*((?:[^()\s]|\([^()\s]*\))++)(?:\s+\"[^\"\n]*\")?\s*\)"
 )
@@ -29,14 +25,17 @@ _AUTOLINK = re.compile(r"<(https?://[^\s<>]+)>", re.IGNORECASE)
 _STRONG = r"[^*\s](?:[^*]*[^*\s])?"
 _UNDER = r"[^_\s](?:[^_]*[^_\s])?"
 _TILDE = r"[^~\s](?:[^~]*[^~\s])?"
+# Every alternative starts with a literal character (the "no word character before `_`"
+# test is a look-behind placed after the `_`s), so the regex engine skips straight to the
+# next `\`, `*`, `_` or `~` instead of trying every alternative at every position.
 _MARKS = re.compile(
     r"\\(?P<esc>[!-/:-@\[-`{-~])"
     rf"|\*\*\*(?P<bold_italic>{_STRONG})\*\*\*"
     rf"|\*\*(?P<bold>{_STRONG})\*\*"
-    rf"|(?<!\w)__(?P<bold2>{_UNDER})__(?!\w)"
+    rf"|__(?<!\w__)(?P<bold2>{_UNDER})__(?!\w)"
     rf"|~~(?P<strike>{_TILDE})~~"
     rf"|\*(?P<italic>{_STRONG})\*"
-    rf"|(?<!\w)_(?P<italic2>{_UNDER})_(?!\w)"
+    rf"|_(?<!\w_)(?P<italic2>{_UNDER})_(?!\w)"
 )
 _URLISH = re.compile(
     r"[a-z][a-z0-9+.-]*://\S*"
@@ -50,15 +49,20 @@ TABLE_WIDTH_MAX = 120  # wider tables are not padded into columns
 
 def to_mrkdwn(markdown: str) -> str:
     """Convert Markdown to escaped Slack mrkdwn (see the module docstring)."""
-    lines = clean(markdown).split("\n")
+    text = clean(markdown)
+    lines = text.split("\n")
+    # Asked once of the whole text, not of every line: can any line open a fence or a table?
+    fences = "```" in text or "~~~" in text
+    tables = "|" in text
     out: list[str] = []
     i = 0
     while i < len(lines):
         line = lines[i]
-        fence = _FENCE_OPEN.fullmatch(line)
+        may_fence = fences and ("```" in line or "~~~" in line)
+        fence = _FENCE_OPEN.fullmatch(line) if may_fence else None
         if fence and not (fence.group(2)[0] == "`" and "`" in fence.group(3)):
             i = _code_block(lines, i, fence, out)
-        elif "|" in line and i + 1 < len(lines) and _is_delimiter_row(lines[i + 1]):
+        elif tables and "|" in line and i + 1 < len(lines) and _is_delimiter_row(lines[i + 1]):
             i = _table(lines, i, out)
         else:
             out.append(_block_line(line))
@@ -126,7 +130,7 @@ def _cells(line: str) -> list[str]:
 
 
 def _block_line(line: str) -> str:
-    quote = _QUOTE.match(line)
+    quote = _QUOTE.match(line) if line.startswith(_QUOTE_STARTS) else None
     if not quote:
         return _line(line)
     rest = line[quote.end() :]
@@ -134,27 +138,37 @@ def _block_line(line: str) -> str:
     return f"> {converted}" if converted else ">"
 
 
+_QUOTE_STARTS = (">", " >", "  >", "   >")  # what `_QUOTE` can match: tested first, for speed
 _BLOCK_STARTS = frozenset("#-*+_0123456789")  # what a heading, list item or rule begins with
 
 
 def _line(line: str) -> str:
     stripped = line.strip()
-    if stripped[:1] not in _BLOCK_STARTS:  # plain prose: no block syntax to look for
+    first = stripped[:1]
+    if first not in _BLOCK_STARTS:  # plain prose (or blank): no block syntax to look for
         return _inline(line)
-    compact = stripped.replace(" ", "")
-    if len(compact) >= 3 and compact[0] in "-*_" and compact == compact[0] * len(compact):
+    # Each pattern is tried only when the line starts with a character it can start with.
+    if first in "-*_" and _is_rule(stripped, first):
         return RULE
-    heading = _HEADING.match(line)
+    heading = _HEADING.match(line) if first == "#" else None
     if heading:
         title = _inline(_heading_text(line[heading.end() :]), in_bold=True).strip()
         return f"*{title}*" if title else ""
-    bullet = _BULLET.fullmatch(line)
-    if bullet:
-        return f"{bullet.group(1)}{_task(bullet.group(2))}"
-    numbered = _NUMBERED.fullmatch(line)
+    if first in "-*+":
+        body = line.lstrip(" \t")
+        # A list item (`[ \t]*[-*+][ \t]+(.*)`), told with str methods rather than a regex.
+        if body[:1] in ("-", "*", "+") and body[1:2] in (" ", "\t"):
+            return line[: len(line) - len(body)] + _task(body[2:].lstrip(" \t"))
+    numbered = _NUMBERED.fullmatch(line) if first.isdigit() else None
     if numbered:
         return f"{numbered.group(1)}{numbered.group(2)} {_inline(numbered.group(3))}"
     return _inline(line)
+
+
+def _is_rule(stripped: str, mark: str) -> bool:
+    """Three or more of ``mark`` (``-``, ``*`` or ``_``) and nothing else but spaces."""
+    marks = stripped.count(mark)
+    return marks >= 3 and marks + stripped.count(" ") == len(stripped)
 
 
 def _heading_text(rest: str) -> str:
@@ -166,13 +180,15 @@ def _heading_text(rest: str) -> str:
 
 
 def _task(item: str) -> str:
-    if item[:4] in ("[ ] ", "[x] ", "[X] "):
+    if item.startswith(("[ ] ", "[x] ", "[X] ")):
         return ("☐ " if item[1] == " " else "☑ ") + _inline(item[4:])
     return "• " + _inline(item)
 
 
 def _inline(text: str, *, in_bold: bool = False) -> str:
     """One line of Markdown: code spans first, then links, then emphasis in what is left."""
+    if "`" not in text:
+        return _links(text, in_bold)  # no code span to look for
     out: list[str] = []
     position = 0
     for start, end, content in _code_spans(text):
@@ -183,27 +199,55 @@ def _inline(text: str, *, in_bold: bool = False) -> str:
     return "".join(out)
 
 
-def _code_spans(text: str) -> Iterator[tuple[int, int, str]]:
+def _code_spans(text: str) -> list[tuple[int, int, str]]:
     """(start, end, content) of each code span: a backtick run closed by the next run of the
-    same length. Each run is looked at a bounded number of times, so this is linear."""
-    if "`" not in text:
-        return
-    runs = [(m.start(), m.end()) for m in _CODE_RUN.finditer(text)]
-    by_length: defaultdict[int, deque[int]] = defaultdict(deque)
-    for index, (start, end) in enumerate(runs):
-        by_length[end - start].append(index)
+    same length. Linear: each run learns the index of the next run of its length once."""
+    if "``" not in text:
+        return _single_backtick_spans(text)
+    runs = _backtick_runs(text)
+    next_same = [-1] * len(runs)
+    last_of_length: dict[int, int] = {}
+    for index in range(len(runs) - 1, -1, -1):
+        start, end = runs[index]
+        next_same[index] = last_of_length.get(end - start, -1)
+        last_of_length[end - start] = index
+    spans: list[tuple[int, int, str]] = []
     index = 0
     while index < len(runs):
-        start, end = runs[index]
-        same = by_length[end - start]
-        while same and same[0] <= index:
-            same.popleft()
-        if not same:
+        closing = next_same[index]
+        if closing == -1:
             index += 1
             continue
-        closing = same.popleft()
-        yield start, runs[closing][1], text[end : runs[closing][0]]
+        spans.append((runs[index][0], runs[closing][1], text[runs[index][1] : runs[closing][0]]))
         index = closing + 1
+    return spans
+
+
+def _single_backtick_spans(text: str) -> list[tuple[int, int, str]]:
+    """`_code_spans` when every run is one backtick (the usual case): each closes at the
+    next one, found with `str.find`."""
+    spans: list[tuple[int, int, str]] = []
+    start = text.find("`")
+    while start != -1:
+        end = text.find("`", start + 1)
+        if end == -1:
+            break
+        spans.append((start, end + 1, text[start + 1 : end]))
+        start = text.find("`", end + 1)
+    return spans
+
+
+def _backtick_runs(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each maximal run of backticks."""
+    runs: list[tuple[int, int]] = []
+    start = text.find("`")
+    while start != -1:
+        end = start + 1
+        while end < len(text) and text[end] == "`":
+            end += 1
+        runs.append((start, end))
+        start = text.find("`", end)
+    return runs
 
 
 def _code(content: str) -> str:
@@ -274,9 +318,28 @@ def _plain(text: str, in_bold: bool) -> str:
         return text
     text = _AUTOLINK.sub(r"\1", text) if "<" in text else text
     escaped = escape_mrkdwn(text).replace("`", GRAVE)
-    if "*" not in escaped and "_" not in escaped and "~" not in escaped and "\\" not in escaped:
+    if not _may_have_marks(escaped):
         return escaped  # no emphasis marks and no escapes: nothing to convert
     return _MARKS.sub(_bold_inside if in_bold else _mark, escaped)
+
+
+def _may_have_marks(text: str) -> bool:
+    """False when `_MARKS` cannot match, tested with str methods (cheaper than the regex call):
+    every one of its patterns needs a backslash, `~~`, two `*`, or a `_` that no word
+    character precedes (snake_case names have none)."""
+    if "\\" in text or ("~" in text and "~~" in text) or text.count("*") > 1:
+        return True
+    at = text.find("_")
+    while at != -1:
+        if at == 0 or not _is_word(text[at - 1]):
+            return True
+        at = text.find("_", at + 1)
+    return False
+
+
+def _is_word(char: str) -> bool:
+    """What the regex `\\w` matches (Unicode): a letter or digit, or `_`."""
+    return char == "_" or char.isalnum()
 
 
 def _mark(match: re.Match[str]) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from blocks.fit import fit_blocks
+from blocks.fit import fitted
 from blocks.markdown import to_mrkdwn
 from blocks.message import Message
 from blocks.sections import context, mrkdwn_sections
@@ -21,7 +21,7 @@ def notice_message(item: NoticeItem) -> Message:
     label = item.kind.replace("_", " ")
     blocks = [context(f"{emoji} *{safe_line(label, 60)}*", body)]
     text = safe_line(f"{label}: {item.text}", 300)
-    return Message(item.key, text, tuple(fit_blocks(blocks)))
+    return Message(item.key, text, fitted(blocks))
 
 
 def user_message(item: UserTurn) -> Message:
@@ -30,4 +30,4 @@ def user_message(item: UserTurn) -> Message:
     if item.size > len(item.text):
         blocks.append(context(f"_… {item.size - len(item.text):,} more characters not shown_"))
     text = safe_line(f"User: {item.text}", 300)
-    return Message(item.key, text, tuple(fit_blocks(blocks)))
+    return Message(item.key, text, fitted(blocks))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from blocks.figures import cost, count, duration, plural
-from blocks.fit import fit_blocks
+from blocks.fit import fitted
 from blocks.markdown import to_mrkdwn
 from blocks.message import Block, Message
 from blocks.sections import context, fields, mrkdwn_sections, section
@@ -31,7 +31,7 @@ def result_message(item: ResultItem) -> Message:
     word = "succeeded" if ok else "failed"
     detail = result.error or result.text or ""
     text = safe_line(f"Session {word}. {detail}", 300)
-    return Message(item.key, text, tuple(fit_blocks(blocks)))
+    return Message(item.key, text, fitted(blocks))
 
 
 def _facts(result: SessionResult) -> list[tuple[str, str]]:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Final
 
 from blocks.figures import SESSION_EMOJI, SESSION_WORD, cost, count, duration, plural, slack_date
-from blocks.fit import fit_blocks
+from blocks.fit import fitted
 from blocks.message import Message
 from blocks.sections import context, fields, header
 from blocks.text import code_span, plain_text, safe_line
@@ -23,7 +24,7 @@ def root_message(session: Session, now: datetime | None = None) -> Message:
     ]
     word = SESSION_WORD[session.status].lower()
     text = safe_line(f"{agent} session {session.session_id}: {word}", 300)
-    return Message("root", text, tuple(fit_blocks(blocks)))
+    return Message("root", text, fitted(blocks))
 
 
 def _place(cwd: str | None) -> str | None:
@@ -91,21 +92,29 @@ def _minutes(seconds: float) -> str:
     return f"{hours}h {minutes}m" if hours else f"{minutes}m"
 
 
+# The statuses the status line details, in its order, with their words.
+_DETAILED: Final = (
+    (ToolStatus.RUNNING, "running"),
+    (ToolStatus.PENDING, "pending"),
+    (ToolStatus.ERROR, "failed"),
+    (ToolStatus.INTERRUPTED, "interrupted"),
+    (ToolStatus.ORPHANED, "orphaned"),
+)
+_OK: Final = ToolStatus.OK
+
+
 def _tool_counts(session: Session) -> str:
-    counts = session.call_counts()
-    total = sum(counts.values())
+    total = len(session.calls)
     if not total:
         return "no tools yet"
-    detail = [
-        f"{counts[status]} {label}"
-        for status, label in (
-            (ToolStatus.RUNNING, "running"),
-            (ToolStatus.PENDING, "pending"),
-            (ToolStatus.ERROR, "failed"),
-            (ToolStatus.INTERRUPTED, "interrupted"),
-            (ToolStatus.ORPHANED, "orphaned"),
-        )
-        if counts[status]
-    ]
+    # Counted here, only the calls that are not OK (most are): cheaper than
+    # `Session.call_counts`, which starts from a dict of every status.
+    counts: dict[ToolStatus, int] = {}
+    for call in session.calls.values():
+        if call.status is not _OK:
+            counts[call.status] = counts.get(call.status, 0) + 1
     head = plural(total, "tool call")
-    return f"{head} ({', '.join(detail)})" if detail else head
+    if not counts:
+        return head
+    detail = [f"{counts[status]} {label}" for status, label in _DETAILED if status in counts]
+    return f"{head} ({', '.join(detail)})"

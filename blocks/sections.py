@@ -13,10 +13,11 @@ def section(mrkdwn: str) -> Block:
 
 
 def context(*mrkdwn: str) -> Block:
-    return {
-        "type": "context",
-        "elements": [{"type": "mrkdwn", "text": text} for text in mrkdwn if text][:10],
-    }
+    elements: list[Block] = []
+    for text in mrkdwn:
+        if text and len(elements) < 10:
+            elements.append({"type": "mrkdwn", "text": text})
+    return {"type": "context", "elements": elements}
 
 
 def fields(pairs: list[tuple[str, str]]) -> Block:
@@ -40,6 +41,8 @@ def divider() -> Block:
 def mrkdwn_sections(text: str, limit: int = SECTION_LIMIT) -> list[Block]:
     """``text`` (already mrkdwn) as sections of at most ``limit`` characters each, split at
     line ends; a code block cut in two is closed and reopened so both halves render."""
+    if len(text) < limit - 8:  # the usual case: it all fits in one section, no line walk
+        return [section(text)] if text and not text.isspace() else []
     chunks: list[str] = []
     current: list[str] = []
     size = 0

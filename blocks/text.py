@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import Final
 
 ELLIPSIS = "…"
 GRAVE = "ˋ"  # U+02CB MODIFIER LETTER GRAVE ACCENT: looks like a backtick, is not one
@@ -24,6 +25,8 @@ _CONTROL = re.compile(
     r"|[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
 )
 _NEEDS_CLEAN = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# The ASCII characters of `_NEEDS_CLEAN`.
+_ASCII_CONTROLS: Final = bytes([*range(0x09), *range(0x0B, 0x20), 0x7F])
 _BOUNDARY_WINDOW = 100  # look back at most this far for a line or word boundary
 _CLUSTER_BACKOFF = 32  # give up keeping a pathological combining sequence whole past this
 
@@ -34,11 +37,23 @@ def clean(text: str) -> str:
     A carriage return acts as on a terminal: what follows it overwrites the line, so a
     progress bar keeps only its last state. Text with nothing to clean is returned as is.
     """
-    if _NEEDS_CLEAN.search(text) is None:
+    if _nothing_to_clean(text):
         return text
     if "\r" in text:
         text = _apply_carriage_returns(text)
     return _CONTROL.sub("", text)
+
+
+def _nothing_to_clean(text: str) -> bool:
+    """No character `clean` removes, asked in the cheapest way that answers: the regex scan
+    costs several times what a scan by a str or bytes method does."""
+    if text.isprintable():  # no control or bidi character (all are Cc or Cf); stops at a \n
+        return True
+    if text.isascii():  # only C0 controls and DEL to find: deleted from the bytes, in C
+        return len(text.encode("ascii").translate(None, _ASCII_CONTROLS)) == len(text)
+    if text.replace("\n", " ").replace("\t", " ").isprintable():  # lines of printable text
+        return True
+    return _NEEDS_CLEAN.search(text) is None
 
 
 def _apply_carriage_returns(text: str) -> str:
@@ -52,6 +67,8 @@ def _apply_carriage_returns(text: str) -> str:
 
 def escape_mrkdwn(text: str) -> str:
     """Escape exactly `&`, `<` and `>`, so no mention, link or special command survives."""
+    if "&" not in text and "<" not in text and ">" not in text:
+        return text  # the usual case, three quick scans instead of three calls to replace
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
@@ -190,12 +207,16 @@ def _shown_length(escaped: str) -> int:
 def _plain_line(text: str, limit: int) -> bool:
     """Already one clean line within `limit`: printable (no newline, tab, control, bidi or
     other format character), single-spaced and trimmed. Then there is nothing to do."""
+    return len(text) <= limit and _one_clean_line(text)
+
+
+def _one_clean_line(text: str) -> bool:
+    """Printable, single-spaced and trimmed: cleaning and collapsing would return it as is."""
     return (
-        len(text) <= limit
-        and text.isprintable()
+        not text.startswith(" ")
+        and not text.endswith(" ")
         and "  " not in text
-        and text[:1] != " "
-        and text[-1:] != " "
+        and text.isprintable()
     )
 
 
@@ -204,7 +225,7 @@ def one_line(text: str, limit: int) -> str:
     characters. Safe on raw or escaped text: it never cuts inside an entity."""
     if _plain_line(text, limit):
         return text
-    flat = " ".join(clean(text).split())
+    flat = _flat_start(text, limit, False)
     return _truncate(flat, limit, ELLIPSIS, False, escaped=True, mrkdwn=False)
 
 
@@ -213,12 +234,51 @@ def safe_line(text: str, limit: int) -> str:
     before it is cut, so the limit holds after escaping)."""
     if "&" not in text and "<" not in text and ">" not in text and _plain_line(text, limit):
         return text  # nothing to escape, clean, collapse or cut
-    return one_line(escape_mrkdwn(text), limit)
+    flat = _flat_start(text, limit, True)
+    return _truncate(flat, limit, ELLIPSIS, False, escaped=True, mrkdwn=False)
+
+
+def _flat_start(text: str, limit: int, escape: bool) -> str:
+    """``text`` (escaped if ``escape``) flattened as ``one_line`` does before its cut, or only
+    the start of it when that is longer than ``limit``: a cut at ``limit`` looks no further.
+    The start ends before a newline, and escaping, cleaning and collapsing never act across
+    a newline, so the flat start is the start of the flat whole. (A long text costs the
+    length of its first lines, not of all of it.)"""
+    reach = limit + 1
+    while len(text) > 2 * reach:
+        end = text.find("\n", reach)
+        if end == -1:
+            break
+        flat = _flat(escape_mrkdwn(text[:end]) if escape else text[:end])
+        if len(flat) > limit:
+            return flat
+        reach *= 4  # mostly whitespace so far: look further
+    return _flat(escape_mrkdwn(text) if escape else text)
+
+
+def _flat(text: str) -> str:
+    """Cleaned, whitespace and newlines collapsed to single spaces, trimmed."""
+    spaced = text.replace("\n", " ").replace("\t", " ")
+    if not spaced.isprintable():  # a control, bidi or other space character: the general way
+        return " ".join(clean(text).split())
+    # Nothing to clean, and only spaces are left (any other whitespace is unprintable):
+    # collapsing their runs in a few passes in C is cheaper than splitting into one string
+    # per word (and than asking whether there is anything to clean). Each pass halves the
+    # runs; past three, one split keeps this linear.
+    passes = 0
+    while "  " in spaced:
+        if passes == 3:
+            return " ".join(spaced.split())
+        spaced = spaced.replace("  ", " ")
+        passes += 1
+    return spaced.strip(" ")
 
 
 def plain_text(text: str, limit: int, *, multiline: bool = False) -> str:
     """Text for a `plain_text` object (headers, buttons): cleaned, one line unless
     `multiline`, at most `limit` characters. Slack does not parse plain_text: no escaping."""
+    if not multiline and _one_clean_line(text):
+        return truncate(text, limit)  # nothing to clean or collapse
     cleaned = clean(text)
     flat = cleaned.strip() if multiline else " ".join(cleaned.split())
     return truncate(flat, limit)
@@ -232,7 +292,10 @@ def neutralise_fences(text: str) -> str:
 def code_span(text: str, limit: int) -> str:
     """Inline code (`` `…` ``) of at most `limit` characters: escaped, one line, with inner
     backticks replaced by `ˋ` so the span cannot break. Empty when nothing fits."""
-    body = escape_mrkdwn(" ".join(clean(text).replace("`", GRAVE).split()))
+    if "`" not in text and _one_clean_line(text):
+        body = escape_mrkdwn(text)  # nothing to clean, replace or collapse
+    else:
+        body = escape_mrkdwn(" ".join(clean(text).replace("`", GRAVE).split()))
     if not body or limit < 3:
         return ""
     return "`" + _truncate(body, limit - 2, ELLIPSIS, False, escaped=True, mrkdwn=False) + "`"

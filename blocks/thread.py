@@ -23,6 +23,7 @@ from bot.session.thread import (
     ToolGroup,
     UserTurn,
 )
+from bot.session.tool_calls import OPEN_STATUSES
 
 
 def item_message(item: ThreadItem, session: Session) -> Message:
@@ -56,21 +57,27 @@ def thread_messages(session: Session, now: datetime | None = None) -> list[Messa
 
 
 def _final(message: Message, final: bool) -> Message:
-    """``message`` marked final or not (built directly: ``dataclasses.replace`` costs three
-    times as much, once per message)."""
-    if message.final is final:
-        return message
-    return Message(message.key, message.text, message.blocks, final)
+    """``message``, just built and held by nobody else, marked final or not (in place: a
+    copy would build every message twice)."""
+    message.final = final
+    return message
 
 
 def _settled(item: ThreadItem, session: Session, last: ThreadItem | None) -> bool:
     """Will this item's message change again while the session runs?"""
     if isinstance(item, ToolGroup):
-        return item is not last and not any(
-            session.calls[call_id].status.is_open for call_id in item.call_ids
-        )
+        return item is not last and not _any_open(item, session)
     if isinstance(item, DelegationItem):
-        return not session.calls[item.call_id].status.is_open
+        return session.calls[item.call_id].status not in OPEN_STATUSES
     if isinstance(item, TextBatch):
         return item is not last
     return not isinstance(item, TodoItem)
+
+
+def _any_open(group: ToolGroup, session: Session) -> bool:
+    """Is any call of the group still open? (One walk over its entries; the status is looked
+    up in `OPEN_STATUSES` directly, as `ToolStatus.is_open` is interpreted code.)"""
+    for entry in group.entries:
+        if isinstance(entry, str) and session.calls[entry].status in OPEN_STATUSES:
+            return True
+    return False

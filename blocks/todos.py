@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from blocks.fit import fit_blocks
+from blocks.fit import fitted
 from blocks.message import Message
 from blocks.sections import context, mrkdwn_sections
 from blocks.text import escape_mrkdwn, safe_line
@@ -34,4 +34,4 @@ def todos_message(key: str, session: Session) -> Message:
     blocks = [context(f"📝 *Todo list* · {done}/{len(todos)} done")]
     blocks.extend(mrkdwn_sections("\n".join(lines) or "_(empty list)_"))
     text = f"Todo list: {done}/{len(todos)} done"
-    return Message(key, text, tuple(fit_blocks(blocks)))
+    return Message(key, text, fitted(blocks))

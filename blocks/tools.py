@@ -4,29 +4,31 @@ and a short preview of its result or error. Updated in place as the calls finish
 from __future__ import annotations
 
 from blocks.figures import TOOL_EMOJI, duration, plural
-from blocks.fit import fit_blocks
+from blocks.fit import fitted
 from blocks.markdown import to_mrkdwn
 from blocks.message import Block, Message
 from blocks.sections import context, section
 from blocks.text import code_block, code_span, escape_mrkdwn, one_line, safe_line, truncate_escaped
 from bot.session import Session, ToolCallState, ToolStatus
 from bot.session.thread import Narration, ToolGroup
+from bot.session.tool_calls import OPEN_STATUSES
 
 ERROR_PREVIEW = 500
 RESULT_PREVIEW = 160
 
 
 def tools_message(group: ToolGroup, session: Session) -> Message:
-    calls = [session.calls[call_id] for call_id in group.call_ids]
     blocks: list[Block] = []
+    summary: list[str] = []  # gathered in the same walk over the entries
     for entry in group.entries:
         if isinstance(entry, Narration):
             blocks.append(section(truncate_escaped(to_mrkdwn(entry.text), 2000)))
         else:
-            blocks.extend(call_blocks(session.calls[entry], session))
-    summary = ", ".join(f"{call.name} {TOOL_EMOJI[call.status]}" for call in calls)
-    text = safe_line(f"Tools: {summary}", 300)
-    return Message(group.key, text, tuple(fit_blocks(blocks)))
+            call = session.calls[entry]
+            blocks.extend(call_blocks(call, session))
+            summary.append(f"{call.name} {TOOL_EMOJI[call.status]}")
+    text = safe_line(f"Tools: {', '.join(summary)}", 300)
+    return Message(group.key, text, fitted(blocks))
 
 
 def call_line(call: ToolCallState) -> str:
@@ -65,7 +67,7 @@ def _subagent_note(call: ToolCallState, session: Session) -> str:
         return ""
     children = [session.calls[child] for child in call.children if child in session.calls]
     failed = sum(1 for child in children if child.status is ToolStatus.ERROR)
-    running = sum(1 for child in children if child.status.is_open)
+    running = sum(1 for child in children if child.status in OPEN_STATUSES)
     parts = [plural(len(children), "tool call")]
     if running:
         parts.append(f"{running} running")

@@ -379,5 +379,5 @@ class Session:
 
     def _interrupt_open_calls(self) -> None:
         for call in self.calls.values():
-            if call.status.is_open:
+            if call.status in OPEN_STATUSES:
                 call.status = ToolStatus.INTERRUPTED

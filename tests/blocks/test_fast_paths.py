@@ -1,0 +1,162 @@
+"""The shortcuts taken for speed in blocks give exactly what the plain way gives."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from blocks.figures import cost, count, duration, slack_date
+from blocks.fit import _plainly_fits, fit_blocks, fitted
+from blocks.limits import check_blocks
+from blocks.markdown import _MARKS, _code_spans, _may_have_marks
+from blocks.sections import context, fields, header, section
+from blocks.text import (
+    _CONTROL,
+    _NEEDS_CLEAN,
+    ELLIPSIS,
+    _apply_carriage_returns,
+    _truncate,
+    clean,
+    escape_mrkdwn,
+    one_line,
+    safe_line,
+)
+
+# Text rich in what the shortcuts look for: spaces, newlines, tabs, controls, escapes, marks.
+spaced_text = st.lists(
+    st.sampled_from(
+        [
+            "a", "word", " ", "  ", "     ", "\n", "\n\n", "\t", "\r", "\r\n", "\x1b[31m", "\x0b",
+            "\x1f", "\x85", "\xa0", "\u2028", "\u202e", "é", "→", "&", "<", ">", "*", "_", "~",
+            "`", "``", "\\", "x_y", "__", "**",
+        ]
+    )
+    | st.characters(),
+    max_size=80,
+).map("".join)
+
+
+def plain_clean(text: str) -> str:
+    if _NEEDS_CLEAN.search(text) is None:
+        return text
+    if "\r" in text:
+        text = _apply_carriage_returns(text)
+    return _CONTROL.sub("", text)
+
+
+def plain_one_line(text: str, limit: int) -> str:
+    flat = " ".join(plain_clean(text).split())
+    return _truncate(flat, limit, ELLIPSIS, False, escaped=True, mrkdwn=False)
+
+
+@given(spaced_text)
+def test_clean_answers_as_the_regex_does(text: str) -> None:
+    assert clean(text) == plain_clean(text)
+
+
+@given(spaced_text, st.integers(min_value=1, max_value=30))
+def test_one_line_flattens_only_what_its_cut_needs(text: str, limit: int) -> None:
+    assert one_line(text, limit) == plain_one_line(text, limit)
+    assert safe_line(text, limit) == plain_one_line(escape_mrkdwn(text), limit)
+
+
+def test_one_line_of_a_long_text_is_cut_from_its_first_lines() -> None:
+    lines = [f"{n:>6}→{'  ' * (n % 4)}line {n}\t& <more>" for n in range(2000)]
+    text = "\n".join(lines)
+    for limit in (20, 160, 280):
+        assert one_line(text, limit) == plain_one_line(text, limit)
+        assert safe_line(text, limit) == plain_one_line(escape_mrkdwn(text), limit)
+    blank_start = "\n" * 5000 + " " * 3000 + text
+    assert one_line(blank_start, 160) == plain_one_line(blank_start, 160)
+
+
+@given(spaced_text)
+def test_no_emphasis_is_missed_by_the_quick_test(text: str) -> None:
+    if not _may_have_marks(text):
+        assert _MARKS.search(text) is None
+
+
+def plain_code_spans(text: str) -> list[tuple[int, int, str]]:
+    """Each backtick run closed by the next run of the same length (quadratic, obvious)."""
+    runs = [(m.start(), m.end()) for m in __import__("re").finditer(r"`+", text)]
+    spans = []
+    index = 0
+    while index < len(runs):
+        start, end = runs[index]
+        closing = next(
+            (j for j in range(index + 1, len(runs)) if runs[j][1] - runs[j][0] == end - start),
+            None,
+        )
+        if closing is None:
+            index += 1
+            continue
+        spans.append((start, runs[closing][1], text[end : runs[closing][0]]))
+        index = closing + 1
+    return spans
+
+
+@given(spaced_text)
+def test_code_spans_pair_backtick_runs_as_the_obvious_way_does(text: str) -> None:
+    assert _code_spans(text) == plain_code_spans(text)
+
+
+@given(
+    st.lists(
+        st.sampled_from(["section", "context", "fields", "header"])
+        .flatmap(lambda kind: st.tuples(st.just(kind), spaced_text)),
+        max_size=6,
+    ),
+    st.integers(min_value=0, max_value=400),
+)
+def test_a_quick_yes_is_a_yes_of_the_full_check(parts: list[tuple[str, str]], budget: int) -> None:
+    makers = {
+        "section": section,
+        "context": lambda text: context(text, text),
+        "fields": lambda text: fields([("Label", text)]),
+        "header": header,
+    }
+    blocks = [makers[kind](text) for kind, text in parts]
+    if _plainly_fits(blocks, budget):
+        assert check_blocks(blocks, budget) == []
+
+
+@given(st.lists(spaced_text, max_size=60), st.integers(min_value=0, max_value=4000))
+def test_fitted_is_fit_blocks_as_a_tuple(texts: list[str], size: int) -> None:
+    blocks = [section(text * (size // 40)) if text else header(text) for text in texts]
+    assert fitted(blocks) == tuple(fit_blocks(blocks))
+
+
+@given(st.floats(min_value=0, max_value=1e6, allow_nan=False))
+def test_figures_read_as_format_specs_write_them(value: float) -> None:
+    assert duration(value) == _plain_duration(value)
+    assert cost(value) == (f"${value:.4f}" if value < 0.01 else f"${value:,.2f}")
+
+
+def _plain_duration(seconds: float) -> str:
+    if seconds < 10:
+        return f"{seconds:.1f}s"
+    hours, rest = divmod(round(seconds), 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours}h {minutes}m"
+    return f"{minutes}m {secs:02d}s" if minutes else f"{secs}s"
+
+
+@given(st.integers(min_value=0, max_value=10**12))
+def test_counts_read_as_format_specs_write_them(n: int) -> None:
+    if n >= 1_000_000:
+        assert count(n) == f"{n / 1_000_000:.1f}M"
+    elif n >= 10_000:
+        assert count(n) == f"{n / 1000:.0f}k"
+    elif n >= 1000:
+        assert count(n) == f"{n / 1000:.1f}k"
+
+
+@given(
+    st.datetimes(min_value=datetime(1, 1, 2), timezones=st.just(UTC))
+    | st.datetimes(timezones=st.just(timezone(timedelta(hours=5, minutes=30))))
+)
+def test_slack_date_fallback_reads_as_strftime_writes_it(at: datetime) -> None:
+    assert slack_date(at).endswith("|" + at.strftime("%Y-%m-%d %H:%M UTC") + ">")
