@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import os
 import pickle
+import shutil
 from pathlib import Path
+
+import pytest
 
 from bot.build import compiled, description, stale_modules
 from bot.records import SessionResult, Todo, TodoUpdate
@@ -57,3 +60,13 @@ def test_records_and_sessions_pickle_and_come_back_equal() -> None:
     assert pickle.loads(pickle.dumps(todos)) == todos
     assert again.sessions["s"].todos == book.sessions["s"].todos
     assert again.records == 2
+
+
+@pytest.mark.skipif(
+    os.environ.get("SLACKTAIL_COMPILE") == "0", reason="installed as pure Python on purpose"
+)
+@pytest.mark.skipif(
+    shutil.which("cc") is None, reason="no C compiler here: the core installs as pure Python"
+)
+def test_the_core_is_compiled_where_a_compiler_is_present() -> None:
+    assert compiled(), 'the core runs as pure Python: install again (pip install -e ".[dev]")'
