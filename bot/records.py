@@ -222,16 +222,27 @@ class ToolResult(Record):
         self.name = name
 
 
-@dataclass(frozen=True, slots=True)
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
+@dataclass(slots=True, init=False)
 class Todo:
+    """One entry of a todo list. Not frozen, like the records, and for the same reason: a todo
+    list is read again on every ``TodoWrite``, and its ``__init__`` is native code only when it
+    is written out."""
+
     content: str
     status: str  # "pending" | "in_progress" | "completed" (others kept as given)
     active_form: str | None = None
     priority: str | None = None
 
-    def __reduce__(self) -> tuple[type[Todo], tuple[str, str, str | None, str | None]]:
-        # Pickled by its fields: compiled (mypyc), a frozen class cannot be unpickled by setattr.
-        return (Todo, (self.content, self.status, self.active_form, self.priority))
+    def __init__(
+        self,
+        content: str,
+        status: str,
+        active_form: str | None = None,
+        priority: str | None = None,
+    ) -> None:
+        self.content, self.status = content, status
+        self.active_form, self.priority = active_form, priority
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)

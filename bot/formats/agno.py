@@ -11,7 +11,7 @@ how the delegation is found). A stored run arrives as one document and is walked
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -24,7 +24,6 @@ from bot.records import (
     Ignored,
     Notice,
     Record,
-    SessionResult,
     SessionStarted,
     SubagentLink,
     Thinking,
@@ -34,11 +33,11 @@ from bot.records import (
 
 FAMILY = "agno"
 
-DELEGATE_TO_ONE = frozenset(
+DELEGATE_TO_ONE: Final = frozenset(
     {"delegate_task_to_member", "transfer_task_to_member", "forward_task_to_member"}
 )
-DELEGATE_TO_ALL = frozenset({"delegate_task_to_members", "run_member_agents"})
-INTERNAL_TOOLS = frozenset({"think", "analyze", "reasoning_step"})
+DELEGATE_TO_ALL: Final = frozenset({"delegate_task_to_members", "run_member_agents"})
+INTERNAL_TOOLS: Final = frozenset({"think", "analyze", "reasoning_step"})
 
 # Events a channel reader never wants: each ``<prefix>Started``/``<prefix>Completed`` pair, and
 # single events, by the kind they are counted under.
@@ -53,7 +52,7 @@ _HIDDEN_PAIRS = {
     "Compression": "compression",
     "Followups": "followups",
 }
-_HIDDEN = {
+_HIDDEN: Final[dict[str, str]] = {
     "RunIntermediateContent": "intermediate_content",
     "RunContentCompleted": "content_completed",
     "ReasoningStarted": "reasoning_started",
@@ -69,11 +68,10 @@ _HANDLED = (
     *("ReasoningStep", "ReasoningContentDelta"),
 )
 # Every event name, agent and ``Team`` variant → the agent event it is read as.
-EVENTS: dict[str, str] = {}
+EVENTS: Final[dict[str, str]] = {}
 for _name in (*_HANDLED, *_HIDDEN):
     EVENTS[_name] = EVENTS["Team" + _name] = _name
-_KEEPS_THINKING = frozenset({"RunContent", "ReasoningContentDelta"})
-_R = TypeVar("_R", bound=Record)
+_KEEPS_THINKING: Final = frozenset({"RunContent", "ReasoningContentDelta"})
 
 
 def detect(obj: object) -> bool:
@@ -173,9 +171,12 @@ class Parser:
             self._time = to_utc(raw)
         return self._time
 
-    def _rec(self, cls: type[_R], run: Run, event: dict[str, Any], line: int, **of: Any) -> _R:
-        """A record of ``run``'s, at ``event``'s time."""
-        return cls(run.session_id, self._at(event), line, run.parent_call, run.subagent, **of)
+    # Records are built by their own constructors, with the run's place spelled out: compiled,
+    # that is a direct native call, where a generic ``cls(..., **fields)`` helper built a dict
+    # and went through the interpreted call protocol.
+    def _ignored(self, run: Run, event: dict[str, Any], line: int, kind: str) -> Ignored:
+        """An ``Ignored`` record of ``run``'s, at ``event``'s time."""
+        return Ignored(run.session_id, self._at(event), line, run.parent_call, run.subagent, kind)
 
     def _started(self, event: dict[str, Any], line: int) -> list[Record]:
         run, out = self._open(event, line)
@@ -186,8 +187,9 @@ class Parser:
                 agent = "Agno team " + str(event.get("team_name") or event.get("team_id") or "")
             else:
                 agent = "Agno agent " + str(event.get("agent_name") or event.get("agent_id") or "")
-            start = self._rec(
-                SessionStarted, run, event, line, agent=agent.strip(), model=run.model
+            at = self._at(event)
+            start = SessionStarted(
+                run.session_id, at, line, run.parent_call, run.subagent, agent.strip(), run.model
             )
             out.append(start)
         return out
@@ -197,8 +199,12 @@ class Parser:
         self._session = run.session_id
         if parent is None:
             return run, []
-        of = {"agent_id": run.subagent or run.run_id, "call_id": run.parent_call}
-        return run, [self._rec(SubagentLink, parent, event, line, **of)]
+        assert run.parent_call is not None  # a parent is given only with the call found in it
+        link = SubagentLink(
+            parent.session_id, self._at(event), line, parent.parent_call, parent.subagent,
+            agent_id=run.subagent or run.run_id, call_id=run.parent_call,
+        )  # fmt: skip
+        return run, [link]
 
     # -- content and reasoning -------------------------------------------------------------------
 
@@ -208,17 +214,16 @@ class Parser:
             self._reasoning_delta(event, line, run)
         content = event.get("content")
         if not content:
-            return [] if reasoning else [self._rec(Ignored, run, event, line, kind="empty_delta")]
-        out: list[Record] = [self._flush_thinking(run)] if run.thinking else []
+            return [] if reasoning else [self._ignored(run, event, line, "empty_delta")]
         run.streamed = True
         text = content if type(content) is str else text_of(content)
-        at = self._at(event)  # the hottest line of all: built positionally
-        out.append(
-            AssistantText(
-                run.session_id, at, line, run.parent_call, run.subagent, text, True, run.run_id
-            )
+        at = self._at(event)  # the hottest line of all: built positionally, in a list of one
+        said = AssistantText(
+            run.session_id, at, line, run.parent_call, run.subagent, text, True, run.run_id
         )
-        return out
+        if run.thinking:
+            return [self._flush_thinking(run), said]
+        return [said]
 
     def _reasoning_delta(self, event: dict[str, Any], line: int, run: Run) -> list[Record]:
         """Reasoning deltas are held and joined into one ``Thinking`` (it has no delta flag),
@@ -239,9 +244,13 @@ class Parser:
     def _reasoning_step(self, event: dict[str, Any], line: int, run: Run) -> list[Record]:
         text = event.get("reasoning_content") or _step_text(event.get("content"))
         if not text:
-            return [self._rec(Ignored, run, event, line, kind="empty_reasoning")]
+            return [self._ignored(run, event, line, "empty_reasoning")]
         run.thought = True
-        return [self._rec(Thinking, run, event, line, text=str(text))]
+        return [
+            Thinking(
+                run.session_id, self._at(event), line, run.parent_call, run.subagent, text=str(text)
+            )
+        ]
 
     # -- ends of runs ----------------------------------------------------------------------------
 
@@ -250,15 +259,32 @@ class Parser:
         out: list[Record] = []
         reasoning = event.get("reasoning_content")
         if reasoning and type(reasoning) is str and not run.thought:
-            out.append(self._rec(Thinking, run, event, line, text=reasoning))
+            out.append(
+                Thinking(
+                    run.session_id,
+                    self._at(event),
+                    line,
+                    run.parent_call,
+                    run.subagent,
+                    text=reasoning,
+                )
+            )
         text = text_of(event.get("content"))
         if text and not run.streamed:
-            out.append(self._rec(AssistantText, run, event, line, text=text, message_id=run.run_id))
+            message = AssistantText(
+                run.session_id,
+                self._at(event),
+                line,
+                run.parent_call,
+                run.subagent,
+                text=text,
+                message_id=run.run_id,
+            )
+            out.append(message)
         if run.top:
-            ended = agno_runs.success(event, text, run.model)
-            out.append(self._rec(SessionResult, run, event, line, **ended))
+            out.append(agno_runs.success(event, text, run, self._at(event), line))
         else:  # the member's answer arrives as its delegation's result
-            out.append(self._rec(Ignored, run, event, line, kind="member_run_completed"))
+            out.append(self._ignored(run, event, line, "member_run_completed"))
         return out
 
     def _failed(self, event: dict[str, Any], line: int, run: Run) -> list[Record]:
@@ -267,16 +293,15 @@ class Parser:
         if not run.top:
             return [self._notice(event, line, run, "member_error", error, "error")]
         subtype = event.get("error_type")
-        ended = agno_runs.failure(error, subtype if type(subtype) is str else None)
-        return [self._rec(SessionResult, run, event, line, **ended)]
+        subtype = subtype if type(subtype) is str else None
+        return [agno_runs.failure(error, subtype, run, self._at(event), line)]
 
     def _cancelled(self, event: dict[str, Any], line: int, run: Run) -> list[Record]:
         self.book.close(run)
         reason = text_of(event.get("reason") or event.get("content")) or "run cancelled"
         if not run.top:
             return [self._notice(event, line, run, "member_cancelled", reason, "warning")]
-        ended = agno_runs.failure(reason, "cancelled")
-        return [self._rec(SessionResult, run, event, line, **ended)]
+        return [agno_runs.failure(reason, "cancelled", run, self._at(event), line)]
 
     def _paused(self, event: dict[str, Any], line: int, run: Run) -> list[Record]:
         tools = event.get("tools")
@@ -291,7 +316,16 @@ class Parser:
     def _notice(
         self, event: dict[str, Any], line: int, run: Run, kind: str, text: str, level: str
     ) -> Notice:
-        return self._rec(Notice, run, event, line, kind=kind, text=text, level=level)
+        return Notice(
+            run.session_id,
+            self._at(event),
+            line,
+            run.parent_call,
+            run.subagent,
+            kind=kind,
+            text=text,
+            level=level,
+        )
 
     # -- tools and delegations -------------------------------------------------------------------
 
@@ -299,7 +333,7 @@ class Parser:
         tool = _tool(event)
         name = str(tool.get("tool_name") or "")
         if name in INTERNAL_TOOLS:
-            return [self._rec(Ignored, run, event, line, kind="internal_tool")]
+            return [self._ignored(run, event, line, "internal_tool")]
         call_id = str(tool.get("tool_call_id") or "") or run.unnamed_call(name, started=True)
         args = loads_maybe(tool.get("tool_args"))
         if name in DELEGATE_TO_ONE or name in DELEGATE_TO_ALL:
@@ -307,40 +341,92 @@ class Parser:
             member = ALL_MEMBERS if name in DELEGATE_TO_ALL else str(args.get("member_id") or "")
             task = args.get("task") or args.get("task_description") or args.get("expected_output")
             self.book.delegate(call_id, member, run.run_id, tool.get("child_run_id"))
-            of = {"call_id": call_id, "member": member, "task": text_of(task)}
-            return [self._rec(Delegation, run, event, line, **of)]
+            return [
+                Delegation(
+                    run.session_id,
+                    self._at(event),
+                    line,
+                    run.parent_call,
+                    run.subagent,
+                    call_id=call_id,
+                    member=member,
+                    task=text_of(task),
+                )
+            ]
         if type(args) is dict:
-            return [self._rec(ToolCall, run, event, line, call_id=call_id, name=name, input=args)]
+            return [
+                ToolCall(
+                    run.session_id,
+                    self._at(event),
+                    line,
+                    run.parent_call,
+                    run.subagent,
+                    call_id=call_id,
+                    name=name,
+                    input=args,
+                )
+            ]
         raw = None if args is None else text_of(args)
-        return [self._rec(ToolCall, run, event, line, call_id=call_id, name=name, raw_input=raw)]
+        return [
+            ToolCall(
+                run.session_id,
+                self._at(event),
+                line,
+                run.parent_call,
+                run.subagent,
+                call_id=call_id,
+                name=name,
+                raw_input=raw,
+            )
+        ]
 
     def _tool_completed(self, event: dict[str, Any], line: int, run: Run) -> list[Record]:
         tool = _tool(event)
         name = str(tool.get("tool_name") or "")
         if name in INTERNAL_TOOLS:
-            return [self._rec(Ignored, run, event, line, kind="internal_tool")]
+            return [self._ignored(run, event, line, "internal_tool")]
         call_id = str(tool.get("tool_call_id") or "") or run.unnamed_call(name, started=False)
         self.book.delegation_done(call_id, tool.get("child_run_id"))
         result = tool.get("result")
         output = text_of(result if result is not None else event.get("content"))
         failed = tool.get("tool_call_error") is True
         run.failed_call = call_id if failed else None
-        of = {"call_id": call_id, "output": output, "is_error": failed, "name": name or None}
-        return [self._rec(ToolResult, run, event, line, **of)]
+        result = ToolResult(
+            run.session_id,
+            self._at(event),
+            line,
+            run.parent_call,
+            run.subagent,
+            call_id,
+            output,
+            is_error=failed,
+            name=name or None,
+        )
+        return [result]
 
     def _tool_error(self, event: dict[str, Any], line: int, run: Run) -> list[Record]:
         tool = _tool(event)
         name = str(tool.get("tool_name") or "")
         if name in INTERNAL_TOOLS:
-            return [self._rec(Ignored, run, event, line, kind="internal_tool")]
+            return [self._ignored(run, event, line, "internal_tool")]
         call_id = str(tool.get("tool_call_id") or "") or run.unnamed_call(name, started=False)
         if call_id == run.failed_call:  # its completion, just before, already said it failed
             run.failed_call = None
-            return [self._rec(Ignored, run, event, line, kind="tool_error_repeated")]
+            return [self._ignored(run, event, line, "tool_error_repeated")]
         self.book.delegation_done(call_id, None)
         output = text_of(event.get("error") or tool.get("result")) or "tool call failed"
-        of = {"call_id": call_id, "output": output, "is_error": True, "name": name or None}
-        return [self._rec(ToolResult, run, event, line, **of)]
+        result = ToolResult(
+            run.session_id,
+            self._at(event),
+            line,
+            run.parent_call,
+            run.subagent,
+            call_id,
+            output,
+            is_error=True,
+            name=name or None,
+        )
+        return [result]
 
 
 def _tool(event: dict[str, Any]) -> dict[str, Any]:

@@ -21,15 +21,15 @@ or end event gets one made from its fields (an end only when its ``status`` says
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from mypy_extensions import mypyc_attr
 
 from bot.formats.common import as_float, as_int, text_of, to_utc
-from bot.records import Record, ResultStatus, UserText
+from bot.records import Record, ResultStatus, SessionResult, UserText
 
 ALL_MEMBERS = "all members"
-_MAX_OPEN = 4096  # open runs, delegations and links kept; beyond this the oldest go
+_MAX_OPEN: Final = 4096  # open runs, delegations and links kept; beyond this the oldest go
 _ENDS = frozenset({"RunCompleted", "RunError", "RunCancelled"})
 _STATUS_ENDS = {"COMPLETED": "RunCompleted", "ERROR": "RunError", "CANCELLED": "RunCancelled"}
 
@@ -312,28 +312,36 @@ def _input_text(run: dict[str, Any]) -> str:
 # -- how runs end --------------------------------------------------------------------------------
 
 
-def success(event: dict[str, Any], text: str, model: str | None) -> dict[str, Any]:
-    """The fields of a top-level run's successful ``SessionResult``, from its ``metrics``."""
+def success(
+    event: dict[str, Any], text: str, run: Run, at: datetime | None, line: int
+) -> SessionResult:
+    """A top-level run's successful ``SessionResult``, from its ``metrics``."""
     metrics = event.get("metrics")
     if type(metrics) is not dict:
         metrics = {}
     duration = as_float(metrics.get("duration"))
-    return {
-        "status": ResultStatus.SUCCEEDED,
-        "text": text or None,
-        "duration_ms": None if duration is None else int(duration * 1000),
-        "input_tokens": _tokens(metrics, "input_tokens"),
-        "output_tokens": _tokens(metrics, "output_tokens"),
-        "cache_read_tokens": _tokens(metrics, "cache_read_tokens"),
-        "cache_write_tokens": _tokens(metrics, "cache_write_tokens"),
-        "cost_usd": as_float(metrics.get("cost")),
-        "models": _models(metrics, model),
-    }
+    return SessionResult(
+        run.session_id, at, line, run.parent_call, run.subagent,
+        status=ResultStatus.SUCCEEDED,
+        text=text or None,
+        duration_ms=None if duration is None else int(duration * 1000),
+        input_tokens=_tokens(metrics, "input_tokens"),
+        output_tokens=_tokens(metrics, "output_tokens"),
+        cache_read_tokens=_tokens(metrics, "cache_read_tokens"),
+        cache_write_tokens=_tokens(metrics, "cache_write_tokens"),
+        cost_usd=as_float(metrics.get("cost")),
+        models=_models(metrics, run.model),
+    )  # fmt: skip
 
 
-def failure(error: str, subtype: str | None) -> dict[str, Any]:
-    """The fields of a top-level run's failed ``SessionResult``."""
-    return {"status": ResultStatus.FAILED, "subtype": subtype, "error": error, "errors": (error,)}
+def failure(
+    error: str, subtype: str | None, run: Run, at: datetime | None, line: int
+) -> SessionResult:
+    """A top-level run's failed ``SessionResult``."""
+    return SessionResult(
+        run.session_id, at, line, run.parent_call, run.subagent,
+        status=ResultStatus.FAILED, subtype=subtype, error=error, errors=(error,),
+    )  # fmt: skip
 
 
 def _tokens(metrics: dict[str, Any], key: str) -> int | None:

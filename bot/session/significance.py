@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import IntEnum, StrEnum
+from typing import Final
 
 from bot.records import (
     AssistantText,
@@ -50,8 +51,8 @@ _THRESHOLDS = {
 }
 
 # Tools whose call a reader sees in another form (the todo checklist) or not at all.
-QUIET_TOOLS = frozenset({"TodoWrite", "TodoRead", "think", "analyze", "reasoning_step"})
-_LOW_NOTICES = frozenset({"hook", "command", "status", "local_command", "state"})
+QUIET_TOOLS: Final = frozenset({"TodoWrite", "TodoRead", "think", "analyze", "reasoning_step"})
+_LOW_NOTICES: Final = frozenset({"hook", "command", "status", "local_command", "state"})
 
 
 def _notice(record: Notice) -> Significance:

@@ -8,17 +8,18 @@ posted for it can be updated rather than posted again.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Final
 
 from mypy_extensions import mypyc_attr
 
 from bot.records import SessionResult
 
-TEXT_CAP = 9000  # what a text message can show; the rest is counted, not kept
-USER_TEXT_CAP = 2900
-NOTICE_CAP = 1000
-RESULT_TEXT_CAP = 4000  # the result message shows 3,000 characters of the final answer
-NARRATION_LIMIT = 300  # assistant text this short, between tool calls, joins their group
-NARRATION_ENTRIES = 12
+TEXT_CAP: Final = 9000  # what a text message can show; the rest is counted, not kept
+USER_TEXT_CAP: Final = 2900
+NOTICE_CAP: Final = 1000
+RESULT_TEXT_CAP: Final = 4000  # the result message shows 3,000 characters of the final answer
+NARRATION_LIMIT: Final = 300  # assistant text this short, between tool calls, joins their group
+NARRATION_ENTRIES: Final = 12
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)

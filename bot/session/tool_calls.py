@@ -12,11 +12,11 @@ from mypy_extensions import mypyc_attr
 
 from bot.formats.common import json_text
 
-SUMMARY_LIMIT = 200
+SUMMARY_LIMIT: Final = 200
 # How much of a result is kept: what a message shows of it, and a little more.
-PREVIEW_LIMIT = 600  # an error (shown as a code block)
-OK_PREVIEW_LIMIT = 200  # a success (shown as one line of 160 characters)
-ANSWER_LIMIT = 3000  # a delegated member's answer (shown as text)
+PREVIEW_LIMIT: Final = 600  # an error (shown as a code block)
+OK_PREVIEW_LIMIT: Final = 200  # a success (shown as one line of 160 characters)
+ANSWER_LIMIT: Final = 3000  # a delegated member's answer (shown as text)
 
 
 class ToolStatus(StrEnum):
@@ -32,7 +32,7 @@ class ToolStatus(StrEnum):
         return self in OPEN_STATUSES
 
 
-OPEN_STATUSES = frozenset({ToolStatus.PENDING, ToolStatus.RUNNING, ToolStatus.ORPHANED})
+OPEN_STATUSES: Final = frozenset({ToolStatus.PENDING, ToolStatus.RUNNING, ToolStatus.ORPHANED})
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
