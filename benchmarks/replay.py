@@ -169,9 +169,9 @@ def measure_speed(path: Path, family: str, limit: int) -> None:
     print(f"orjson.loads        {n / bare:>12,.0f} lines/s  ({size_mb / bare:,.0f} MB/s)")
     print(f"pipeline            {n / whole:>12,.0f} lines/s  {r / whole:,.0f} records/s")
     ratio = (r / whole) / (n / bare)
-    print(f"ratio               {ratio:>12.2f}  records/s ÷ orjson.loads lines/s (issue 2's)")
-    print(f"                    {bare / whole:>12.2f}  lines/s ÷ orjson.loads lines/s")
-    print(f"without final msgs  {(r / core) / (n / bare):>12.2f}  records/s ÷ orjson.loads lines/s "
+    print(f"ratio               {ratio:>12.3f}  records/s ÷ orjson.loads lines/s (issue 2's)")
+    print(f"                    {bare / whole:>12.3f}  lines/s ÷ orjson.loads lines/s")
+    print(f"without final msgs  {(r / core) / (n / bare):>12.3f}  records/s ÷ orjson.loads lines/s "
           f"(parse → session only: {n / core:,.0f} lines/s)")
     print_stages(lines[:STAGE_LINES])
 
