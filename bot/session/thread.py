@@ -23,28 +23,42 @@ NARRATION_ENTRIES: Final = 12
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-@dataclass(slots=True, init=False)
 class TextBatch:
-    """Consecutive assistant text, joined. (The items that are made most often write their
-    ``__init__`` out: compiled, it is native code, where the one ``dataclass`` makes is not.)"""
+    """Consecutive assistant text, joined. The pieces are kept apart until the text is read:
+    a streamed answer arrives in hundreds of small deltas, and appending each to one string
+    would copy the whole text every time."""
 
-    key: str
-    text: str = ""
-    size: int = 0  # the whole text's length, kept or not
-
-    def __init__(self, key: str, text: str = "", size: int = 0) -> None:
-        self.key, self.text, self.size = key, text, size
+    def __init__(self, key: str) -> None:
+        self.key = key
+        self.size = 0  # the whole text's length, kept or not
+        self._pieces: list[str] = []
+        self._kept = 0  # the length of the text kept (at most TEXT_CAP)
 
     def add(self, text: str, delta: bool) -> None:
-        joiner = "" if delta or not self.text else "\n\n"
+        joiner = "" if delta or not self._kept else "\n\n"
         self.size += len(joiner) + len(text)
-        room = TEXT_CAP - len(self.text)
+        room = TEXT_CAP - self._kept
         if room > 0:
-            self.text += (joiner + text)[:room]
+            piece = (joiner + text)[:room] if joiner else text[:room]
+            self._pieces.append(piece)
+            self._kept += len(piece)
+
+    @property
+    def text(self) -> str:
+        """The text kept, joined (once: the pieces are replaced by their join)."""
+        pieces = self._pieces
+        if len(pieces) != 1:
+            joined = "".join(pieces)
+            self._pieces = [joined] if joined else []
+            return joined
+        return pieces[0]
 
     @property
     def is_full(self) -> bool:
-        return len(self.text) >= TEXT_CAP
+        return self._kept >= TEXT_CAP
+
+    def __repr__(self) -> str:
+        return f"TextBatch(key={self.key!r}, text={self.text!r}, size={self.size})"
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
