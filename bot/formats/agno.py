@@ -18,6 +18,7 @@ from mypy_extensions import mypyc_attr
 from bot.formats import agno_runs
 from bot.formats.agno_runs import ALL_MEMBERS, Run, RunBook
 from bot.formats.common import loads_maybe, text_of, to_utc
+from bot.formats.parser import LineParser
 from bot.records import (
     AssistantText,
     Delegation,
@@ -41,7 +42,7 @@ INTERNAL_TOOLS: Final = frozenset({"think", "analyze", "reasoning_step"})
 
 # Events a channel reader never wants: each ``<prefix>Started``/``<prefix>Completed`` pair, and
 # single events, by the kind they are counted under.
-_HIDDEN_PAIRS = {
+_HIDDEN_PAIRS: Final = {
     "ModelRequest": "model_request",
     "ParserModelResponse": "parser_model",
     "OutputModelResponse": "output_model",
@@ -62,7 +63,7 @@ _HIDDEN: Final[dict[str, str]] = {
 }
 for _prefix, _kind in _HIDDEN_PAIRS.items():
     _HIDDEN[_prefix + "Started"] = _HIDDEN[_prefix + "Completed"] = _kind
-_HANDLED = (
+_HANDLED: Final = (
     *("RunStarted", "RunContent", "RunCompleted", "RunError", "RunCancelled", "RunPaused"),
     *("RunContinued", "ToolCallStarted", "ToolCallCompleted", "ToolCallError"),
     *("ReasoningStep", "ReasoningContentDelta"),
@@ -87,7 +88,7 @@ def detect(obj: object) -> bool:
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-class Parser:
+class Parser(LineParser):
     def __init__(self, source: str) -> None:
         self.source = source
         self.book = RunBook()

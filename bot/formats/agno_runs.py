@@ -30,8 +30,12 @@ from bot.records import Record, ResultStatus, SessionResult, UserText
 
 ALL_MEMBERS = "all members"
 _MAX_OPEN: Final = 4096  # open runs, delegations and links kept; beyond this the oldest go
-_ENDS = frozenset({"RunCompleted", "RunError", "RunCancelled"})
-_STATUS_ENDS = {"COMPLETED": "RunCompleted", "ERROR": "RunError", "CANCELLED": "RunCancelled"}
+_ENDS: Final = frozenset({"RunCompleted", "RunError", "RunCancelled"})
+_STATUS_ENDS: Final = {
+    "COMPLETED": "RunCompleted",
+    "ERROR": "RunError",
+    "CANCELLED": "RunCancelled",
+}
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)

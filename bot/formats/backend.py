@@ -18,11 +18,12 @@ The normaliser also writes ``result`` rows and ``error`` / ``warning`` rows; the
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
 from bot.formats.common import as_float, as_int, text_of, to_utc, todos_of
+from bot.formats.parser import LineParser
 from bot.records import (
     AssistantText,
     Ignored,
@@ -42,8 +43,8 @@ FAMILY = "backend"
 AGENT = "Claude Code (backend)"
 
 # Tuples, not sets: membership by equality never fails on an unhashable JSON value.
-_ROW_TYPES = ("system", "user", "assistant")
-_FOREIGN_KEYS = (
+_ROW_TYPES: Final = ("system", "user", "assistant")
+_FOREIGN_KEYS: Final = (
     "message",
     "sessionId",
     "parentUuid",
@@ -53,10 +54,10 @@ _FOREIGN_KEYS = (
     "event",
     "uuid",
 )
-_START_SUBTYPES = ("init", "client_launched")
-_ASSISTANT_PLACEHOLDER = "Assistant response"
-_NOTICE_LEVELS = {"error": "error", "exception": "error", "warning": "warning"}
-_MAX_SESSIONS = 1024  # sessions remembered as started; the oldest is forgotten past this
+_START_SUBTYPES: Final = ("init", "client_launched")
+_ASSISTANT_PLACEHOLDER: Final = "Assistant response"
+_NOTICE_LEVELS: Final = {"error": "error", "exception": "error", "warning": "warning"}
+_MAX_SESSIONS: Final = 1024  # sessions remembered as started; the oldest is forgotten past this
 
 
 def detect(obj: object) -> bool:
@@ -80,7 +81,7 @@ Head = tuple[str, datetime | None, int]
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-class Parser:
+class Parser(LineParser):
     """Maps one backend source's rows. Keeps the last session id seen (rows may omit it) and
     which sessions have started."""
 
@@ -145,7 +146,7 @@ class Parser:
             agent=AGENT,
             model=_str(meta.get("model")),
             cwd=_str(meta.get("working_directory")),
-            tools=tuple(str(t) for t in tools) if isinstance(tools, list) else (),
+            tools=tuple([str(t) for t in tools]) if isinstance(tools, list) else (),
         )
 
     def _system(
@@ -236,7 +237,7 @@ def _thinking(meta: dict[str, Any]) -> str:
     if not isinstance(blocks, list):
         return ""
     parts = [b.get("content") for b in blocks if isinstance(b, dict)]
-    return "\n\n".join(p for p in parts if isinstance(p, str) and p)
+    return "\n\n".join([p for p in parts if isinstance(p, str) and p])
 
 
 def _tool_call(use: dict[str, Any], head: Head, out: list[Record]) -> None:

@@ -9,12 +9,13 @@ or per turn), ``stream_event`` and a few others. Only newer CLIs write a ``times
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
 import orjson
 from mypy_extensions import mypyc_attr
 
 from bot.formats.common import as_float, as_int, loads_maybe, text_of, to_utc, todos_of
+from bot.formats.parser import LineParser
 from bot.records import (
     AssistantText,
     Compaction,
@@ -35,25 +36,34 @@ from bot.records import (
 FAMILY = "claude-stream-json"
 AGENT = "Claude Code"
 
-_TOOL_USE_BLOCKS = ("tool_use", "server_tool_use", "mcp_tool_use")  # a tuple: `type` may be a list
-_INTERRUPTED = "[Request interrupted by user"
-_REJECTED = "The user doesn't want to proceed with this tool use"
-_STOPPED_BY_USER = (_INTERRUPTED, _REJECTED)
-_LOCAL_COMMAND = "<local-command-stdout>"
+# A tuple: `type` may be a list.
+_TOOL_USE_BLOCKS: Final = ("tool_use", "server_tool_use", "mcp_tool_use")
+_INTERRUPTED: Final = "[Request interrupted by user"
+_REJECTED: Final = "The user doesn't want to proceed with this tool use"
+_STOPPED_BY_USER: Final = (_INTERRUPTED, _REJECTED)
+_LOCAL_COMMAND: Final = "<local-command-stdout>"
 # System subtypes and top-level types a channel reader never wants: ticks and plumbing.
-_NOISY_SUBTYPES = frozenset(
+_NOISY_SUBTYPES: Final = frozenset(
     {"hook_started", "hook_progress", "task_progress", "task_updated", "thinking_tokens"}
     | {"background_tasks_changed"}
 )
-_QUIET_TYPES = frozenset(
+_QUIET_TYPES: Final = frozenset(
     {"control_request", "control_response", "control_cancel_request", "keep_alive"}
     | {"tool_progress"}
 )
-_SUMMARY_SKIPS = frozenset(
+_SUMMARY_SKIPS: Final = frozenset(
     {"type", "subtype", "session_id", "uuid", "timestamp", "parent_tool_use_id"}
 )
-_INPUT_SUMMARY_KEYS = ("command", "file_path", "path", "pattern", "url", "query", "description")
-_CLIP = 300
+_INPUT_SUMMARY_KEYS: Final = (
+    "command",
+    "file_path",
+    "path",
+    "pattern",
+    "url",
+    "query",
+    "description",
+)
+_CLIP: Final = 300
 
 
 Line = dict[str, Any]
@@ -82,7 +92,7 @@ def detect(obj: object) -> bool:
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-class Parser:
+class Parser(LineParser):
     """Keeps the last session id seen, for lines that carry none."""
 
     def __init__(self, source: str) -> None:

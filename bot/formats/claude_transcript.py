@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -49,6 +49,7 @@ from bot.formats.claude_transcript_links import (
     was_interrupted,
 )
 from bot.formats.common import loads_maybe, text_of, to_utc, todos_of
+from bot.formats.parser import LineParser
 from bot.records import (
     AssistantText,
     Compaction,
@@ -75,10 +76,10 @@ Head = tuple[str, datetime | None, int, str | None, str | None]
 Out = list[Record]
 
 # tuples, not sets: a malformed line's "type" may be unhashable
-_OWN_TYPES = ("file-history-snapshot", "queue-operation", "summary", "compact_system")
-_TASK_TOOLS = ("Task", "Agent")
-_TOOL_USES = ("tool_use", "server_tool_use", "mcp_tool_use")
-_REWIND = "The user went back to an earlier message; the conversation branches from there."
+_OWN_TYPES: Final = ("file-history-snapshot", "queue-operation", "summary", "compact_system")
+_TASK_TOOLS: Final = ("Task", "Agent")
+_TOOL_USES: Final = ("tool_use", "server_tool_use", "mcp_tool_use")
+_REWIND: Final = "The user went back to an earlier message; the conversation branches from there."
 
 
 def detect(obj: object) -> bool:
@@ -95,7 +96,7 @@ def detect(obj: object) -> bool:
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-class Parser:
+class Parser(LineParser):
     def __init__(self, source: str) -> None:
         self.source = source
         self._session = ""

@@ -19,7 +19,7 @@ Otherwise the call is unknown (``None``). Every map is capped, the oldest entrie
 from __future__ import annotations
 
 import re
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from mypy_extensions import mypyc_attr
 
@@ -31,9 +31,12 @@ MAX_TASKS = 256  # Task calls waiting for their chain
 MAX_WAITING = 10_000  # prompt parents (rewinds), seed-001 calls awaiting a result
 SUMMARY_CHARS = 500
 
-_INTERRUPTIONS = ("[Request interrupted by user", "The user doesn't want to proceed with this tool")
-_REJECTIONS = ("User rejected", "[Request interrupted")
-_OUTPUT_TAGS = ("local-command-stdout", "local-command-stderr", "bash-stdout", "bash-stderr")
+_INTERRUPTIONS: Final = (
+    "[Request interrupted by user",
+    "The user doesn't want to proceed with this tool",
+)
+_REJECTIONS: Final = ("User rejected", "[Request interrupted")
+_OUTPUT_TAGS: Final = ("local-command-stdout", "local-command-stderr", "bash-stdout", "bash-stderr")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 V = TypeVar("V")

@@ -9,33 +9,42 @@ import orjson
 
 from bot.records import Todo
 
-_EPOCH_MS_THRESHOLD = 1e11  # a number above this is milliseconds, not seconds
-# The constructors, looked up once: compiled, ``datetime.fromisoformat(...)`` would look the
-# method up on the class at every timestamp.
+_EPOCH_MS_THRESHOLD: Final = 1e11  # a number above this is milliseconds, not seconds
+# The constructors and the zone, looked up once: compiled, ``datetime.fromisoformat(...)`` would
+# look the method up on the class at every timestamp, and ``UTC`` the module's globals.
 _from_iso: Final = datetime.fromisoformat
 _from_unix: Final = datetime.fromtimestamp
+_UTC: Final = UTC
 
 
 def to_utc(value: object) -> datetime | None:
     """An aware UTC datetime from an ISO 8601 string or unix seconds/milliseconds; else None."""
     if isinstance(value, str):  # the usual case first
-        if not value:
-            return None
-        try:
-            parsed = _from_iso(value)
-        except ValueError:
-            return None
-        zone = parsed.tzinfo
-        if zone is None:
-            return parsed.replace(tzinfo=UTC)
-        return parsed if zone is UTC else parsed.astimezone(UTC)
-    if isinstance(value, (int, float)) and type(value) is not bool:
+        return _from_iso_text(value) if value else None
+    if isinstance(value, float):  # unboxed: compared and divided as a C double
+        return _from_seconds(value / 1000.0 if value > _EPOCH_MS_THRESHOLD else value)
+    if isinstance(value, int) and type(value) is not bool:
         seconds = value / 1000.0 if value > _EPOCH_MS_THRESHOLD else float(value)
-        try:
-            return _from_unix(seconds, UTC)  # positional: cheaper than tz=UTC
-        except (OverflowError, OSError, ValueError):
-            return None
+        return _from_seconds(seconds)
     return None
+
+
+def _from_iso_text(value: str) -> datetime | None:
+    try:
+        parsed: datetime = _from_iso(value)
+    except ValueError:
+        return None
+    zone = parsed.tzinfo
+    if zone is None:
+        return parsed.replace(tzinfo=_UTC)
+    return parsed if zone is _UTC else parsed.astimezone(_UTC)
+
+
+def _from_seconds(seconds: float) -> datetime | None:
+    try:
+        return _from_unix(seconds, _UTC)  # positional: cheaper than tz=UTC
+    except (OverflowError, OSError, ValueError):
+        return None
 
 
 def text_of(content: object) -> str:
@@ -116,13 +125,15 @@ def todos_of(items: object) -> tuple[Todo, ...]:
     Anything that is not a list of objects gives no todos."""
     if not isinstance(items, list):
         return ()
-    return tuple(
-        Todo(  # positional (content, status, active_form, priority): half the cost of keywords
-            str(item.get("content") or ""),
-            str(item.get("status") or "pending"),
-            _optional_text(item.get("activeForm")),
-            _optional_text(item.get("priority")),
-        )
-        for item in items
-        if isinstance(item, dict)
-    )
+    todos: list[Todo] = []  # a loop, not a generator expression: compiled, no generator object
+    for item in items:
+        if isinstance(item, dict):
+            todos.append(
+                Todo(  # positional (content, status, active_form, priority): half the cost
+                    str(item.get("content") or ""),
+                    str(item.get("status") or "pending"),
+                    _optional_text(item.get("activeForm")),
+                    _optional_text(item.get("priority")),
+                )
+            )
+    return tuple(todos)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from datetime import datetime
 from pathlib import PurePath
-from typing import Any
+from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -26,11 +26,11 @@ from bot.records import ResultStatus, SessionResult
 SWE_AGENT = "SWE-agent"
 SUNA = "Suna agent"
 
-_SUBMITTED = "submitted"
+_SUBMITTED: Final = "submitted"
 # Tuples, not sets: membership by equality never fails on an unhashable JSON value.
-_FAILED_WORDS = ("error", "failed")
-_RUN_END_TYPES = ("thread_run_end", "agent_run_end", "finish")
-_FAILED_TOOL_PREFIX = "ToolResult(success=False"
+_FAILED_WORDS: Final = ("error", "failed")
+_RUN_END_TYPES: Final = ("thread_run_end", "agent_run_end", "finish")
+_FAILED_TOOL_PREFIX: Final = "ToolResult(success=False"
 
 
 # --- SWE-agent .traj -----------------------------------------------------------------------

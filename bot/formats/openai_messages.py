@@ -19,13 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
 import orjson
 from mypy_extensions import mypyc_attr
 
 from bot.formats import openai_documents as documents
 from bot.formats.common import loads_maybe, text_of, to_utc
+from bot.formats.parser import LineParser
 from bot.records import (
     AssistantText,
     Ignored,
@@ -42,11 +43,11 @@ FAMILY = "openai-messages"
 AGENT = "OpenAI-style agent"
 
 # Tuples, not sets: membership by equality never fails on an unhashable JSON value.
-_ROLES = ("system", "developer", "user", "assistant", "tool", "function")
-_NOT_A_TRACE = ("run_id", "events", "event", "team_id", "agent_id")  # an Agno stored run
-_MAX_SESSIONS = 256
-_MAX_WAITING = 512
-_MAX_IDS = 4096
+_ROLES: Final = ("system", "developer", "user", "assistant", "tool", "function")
+_NOT_A_TRACE: Final = ("run_id", "events", "event", "team_id", "agent_id")  # an Agno stored run
+_MAX_SESSIONS: Final = 256
+_MAX_WAITING: Final = 512
+_MAX_IDS: Final = 4096
 
 
 def detect(obj: object) -> bool:
@@ -124,7 +125,7 @@ Head = tuple[str, datetime | None, int]
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-class Parser:
+class Parser(LineParser):
     def __init__(self, source: str) -> None:
         self.source = source
         self._sessions: dict[str, _Session] = {}

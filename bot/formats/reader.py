@@ -15,6 +15,7 @@ from mypy_extensions import mypyc_attr
 from bot.errors import FormatError
 from bot.formats import FAMILIES, detect_family
 from bot.formats.common import json_text
+from bot.formats.parser import Delegating, LineParser
 from bot.records import Record, Unparsed
 
 _BOM = b"\xef\xbb\xbf"
@@ -39,7 +40,7 @@ class SourceReader:
         self.source = source
         self.stats = ReaderStats()
         self.family: str | None = None
-        self._parser: Any = None
+        self._parser: LineParser | None = None  # typed: a native call a line (see parser.py)
         self._pending: list[tuple[Any, int]] = []
         self._detect_window = detect_window
         if family is not None:
@@ -109,7 +110,8 @@ class SourceReader:
 
     def _use(self, module: Any) -> None:
         self.family = module.FAMILY
-        self._parser = module.Parser(self.source)
+        parser = module.Parser(self.source)
+        self._parser = parser if isinstance(parser, LineParser) else Delegating(parser)
 
     def _hold(self, obj: Any, line: int) -> list[Record]:
         self._pending.append((obj, line))
@@ -119,8 +121,10 @@ class SourceReader:
         return [_unparsed("no format recognised", json_text(held_obj).encode(), held_line)]
 
     def _parse(self, obj: Any, line: int) -> list[Record]:
+        parser = self._parser
+        assert parser is not None  # only called once a format is known
         try:
-            records: list[Record] | None = self._parser.parse(obj, line)
+            records: list[Record] | None = parser.parse(obj, line)
         except _SHAPE_ERRORS as error:
             return [self._unreadable(obj, line, error)]
         if records is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import pickle
 from pathlib import Path
 
 import orjson
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 from bot.errors import FormatError
 from bot.formats import FAMILIES
 from bot.formats import reader as reader_module
+from bot.formats.parser import Delegating, LineParser
 from bot.formats.reader import SourceReader
 from bot.records import Record, Unparsed, UserText
 from bot.sources.files import split_lines
@@ -222,3 +224,13 @@ def test_no_format_claims_a_value_of_another_familys_corpus(family: str, other_d
     assert values
     claimed = [value for value in values if FAMILIES[family].detect(value)]
     assert claimed == []
+
+
+def test_a_parser_of_any_class_is_called_through_the_base_class() -> None:
+    wrapped = Delegating(_Fragile.Parser("x"))
+    assert isinstance(wrapped, LineParser)
+    assert wrapped.finish() == []
+    reader = SourceReader("x", family="backend")
+    restored = pickle.loads(pickle.dumps(reader))
+    records = restored.feed(b'{"type": "user", "content": "hi", "timestamp": 1.5}', 1)
+    assert [type(record).__name__ for record in records] == ["SessionStarted", "UserText"]
