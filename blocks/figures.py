@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Final
 
 from bot.session import SessionStatus, ToolStatus
 
-TOOL_EMOJI = {
+TOOL_EMOJI: Final = {
     ToolStatus.PENDING: "🕓",
     ToolStatus.RUNNING: "⏳",
     ToolStatus.OK: "✅",
@@ -15,14 +16,14 @@ TOOL_EMOJI = {
     ToolStatus.ORPHANED: "⌛",
 }
 
-SESSION_EMOJI = {
+SESSION_EMOJI: Final = {
     SessionStatus.RUNNING: "⏳",
     SessionStatus.SUCCEEDED: "✅",
     SessionStatus.FAILED: "❌",
     SessionStatus.UNKNOWN: "⏸️",
 }
 
-SESSION_WORD = {
+SESSION_WORD: Final = {
     SessionStatus.RUNNING: "Running",
     SessionStatus.SUCCEEDED: "Succeeded",
     SessionStatus.FAILED: "Failed",
@@ -30,7 +31,7 @@ SESSION_WORD = {
 }
 
 # Reaction names (not Unicode) for the root message, used by delivery.
-SESSION_REACTION = {
+SESSION_REACTION: Final = {
     SessionStatus.RUNNING: "hourglass_flowing_sand",
     SessionStatus.SUCCEEDED: "white_check_mark",
     SessionStatus.FAILED: "x",

@@ -8,6 +8,7 @@ that a Markdown link named, and the only line-leading `>` is a Markdown blockquo
 from __future__ import annotations
 
 import re
+from typing import Final
 from urllib.parse import urlsplit
 
 from blocks.text import FENCE, GRAVE, clean, escape_mrkdwn, neutralise_fences
@@ -65,7 +66,7 @@ def to_mrkdwn(markdown: str) -> str:
         elif tables and "|" in line and i + 1 < len(lines) and _is_delimiter_row(lines[i + 1]):
             i = _table(lines, i, out)
         else:
-            out.append(_block_line(line))
+            out.append(_block_line(line) if line else line)  # a blank line stays blank
             i += 1
     return "\n".join(out)
 
@@ -320,6 +321,8 @@ def _plain(text: str, in_bold: bool) -> str:
     escaped = escape_mrkdwn(text).replace("`", GRAVE)
     if not _may_have_marks(escaped):
         return escaped  # no emphasis marks and no escapes: nothing to convert
+    if _only_stars(escaped):
+        return _star_marks(escaped, in_bold)  # the usual `**bold**`, without the regex
     return _MARKS.sub(_bold_inside if in_bold else _mark, escaped)
 
 
@@ -335,6 +338,67 @@ def _may_have_marks(text: str) -> bool:
             return True
         at = text.find("_", at + 1)
     return False
+
+
+def _only_stars(text: str) -> bool:
+    """Of `_MARKS`'s patterns, only the `*` ones can match: no backslash, no `~~`, and every
+    `_` follows a word character (the `_` patterns need one that does not)."""
+    if "\\" in text or "~~" in text:
+        return False
+    at = text.find("_")
+    while at != -1:
+        if at == 0 or not _is_word(text[at - 1]):
+            return False
+        at = text.find("_", at + 1)
+    return True
+
+
+def _star_marks(text: str, in_bold: bool) -> str:
+    """`_MARKS.sub` for text where only its `*` patterns can match (see `_only_stars`), as a
+    scan: at each `*`, in the regex's order, `***x***`, `**x**`, `*x*`, where x holds no `*`
+    (so it ends at the next `*`) and neither starts nor ends with whitespace."""
+    out: list[str] = []
+    done = 0
+    at = text.find("*")
+    while at != -1:
+        run = _star_run(text, at)
+        if not run:
+            at = text.find("*", at + 1)
+            continue
+        close = text.find("*", at + run)
+        out.append(text[done:at])
+        out.append(_starred(text[at + run : close], run, in_bold))
+        done = close + run
+        at = text.find("*", done)
+    out.append(text[done:])
+    return "".join(out)
+
+
+def _star_run(text: str, at: int) -> int:
+    """How many stars open the `***x***`, `**x**` or `*x*` at `at`, or 0 when none matches.
+    Only the whole run of stars at `at` can open one: a shorter one leaves a `*` to start x."""
+    run = 1
+    while at + run < len(text) and text[at + run] == "*":
+        run += 1
+    if run > 3:
+        return 0
+    inner = at + run
+    close = text.find("*", inner)
+    if close == -1 or text[inner].isspace() or text[close - 1].isspace():
+        return 0
+    return run if text[close : close + run] == _STAR_RUNS[run] else 0
+
+
+_STAR_RUNS: Final = ("", "*", "**", "***")
+
+
+def _starred(inner: str, run: int, in_bold: bool) -> str:
+    """What `_mark` (or `_bold_inside`) makes of `inner` between `run` stars."""
+    if run == 2:
+        return inner if in_bold else f"*{inner}*"
+    if run == 3 and not in_bold:
+        return f"*_{inner}_*"
+    return f"_{inner}_"
 
 
 def _is_word(char: str) -> bool:

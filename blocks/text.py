@@ -264,10 +264,12 @@ def _flat(text: str) -> str:
     # Nothing to clean, and only spaces are left (any other whitespace is unprintable):
     # collapsing their runs in a few passes in C is cheaper than splitting into one string
     # per word (and than asking whether there is anything to clean). Each pass halves the
-    # runs; past three, one split keeps this linear.
+    # runs; past three, one split keeps this linear. Nor when text wider than ASCII (a `→`
+    # in numbered file lines) has runs of three or more: there two passes cost more than
+    # one split.
     passes = 0
     while "  " in spaced:
-        if passes == 3:
+        if passes == 3 or (passes == 0 and "   " in spaced and not spaced.isascii()):
             return " ".join(spaced.split())
         spaced = spaced.replace("  ", " ")
         passes += 1

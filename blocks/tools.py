@@ -3,6 +3,8 @@ and a short preview of its result or error. Updated in place as the calls finish
 
 from __future__ import annotations
 
+from typing import Final
+
 from blocks.figures import TOOL_EMOJI, duration, plural
 from blocks.fit import fitted
 from blocks.markdown import to_mrkdwn
@@ -13,8 +15,8 @@ from bot.session import Session, ToolCallState, ToolStatus
 from bot.session.thread import Narration, ToolGroup
 from bot.session.tool_calls import OPEN_STATUSES
 
-ERROR_PREVIEW = 500
-RESULT_PREVIEW = 160
+ERROR_PREVIEW: Final = 500
+RESULT_PREVIEW: Final = 160
 
 
 def tools_message(group: ToolGroup, session: Session) -> Message:
@@ -48,9 +50,9 @@ def call_blocks(call: ToolCallState, session: Session) -> list[Block]:
     if call.status is ToolStatus.ERROR and call.output.strip():
         text += "\n" + code_block(call.output, ERROR_PREVIEW)
     blocks: list[Block] = [section(text)]
-    notes = [note for note in (_subagent_note(call, session), _result_note(call)) if note]
-    if notes:
-        blocks.append(context(*notes))
+    subagent, result = _subagent_note(call, session), _result_note(call)
+    if subagent or result:  # `context` leaves an empty one out (fixed arguments: a direct call)
+        blocks.append(context(subagent, result))
     return blocks
 
 

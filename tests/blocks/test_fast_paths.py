@@ -10,7 +10,15 @@ from hypothesis import strategies as st
 from blocks.figures import cost, count, duration, slack_date
 from blocks.fit import _plainly_fits, fit_blocks, fitted
 from blocks.limits import check_blocks
-from blocks.markdown import _MARKS, _code_spans, _may_have_marks
+from blocks.markdown import (
+    _MARKS,
+    _bold_inside,
+    _code_spans,
+    _mark,
+    _may_have_marks,
+    _only_stars,
+    _star_marks,
+)
 from blocks.sections import context, fields, header, section
 from blocks.text import (
     _CONTROL,
@@ -160,3 +168,18 @@ def test_counts_read_as_format_specs_write_them(n: int) -> None:
 )
 def test_slack_date_fallback_reads_as_strftime_writes_it(at: datetime) -> None:
     assert slack_date(at).endswith("|" + at.strftime("%Y-%m-%d %H:%M UTC") + ">")
+
+
+# Text rich in stars: runs of one to four, next to spaces, other whitespace, words and `_`.
+starred_text = st.lists(
+    st.sampled_from(["*", "**", "***", "****", " ", "\t", "\xa0", "a", "bc", "_", "x_y", "é"])
+    | st.characters(),
+    max_size=40,
+).map("".join)
+
+
+@given(starred_text, st.booleans())
+def test_star_scan_converts_as_the_regex_does(text: str, in_bold: bool) -> None:
+    if _only_stars(text):
+        expected = _MARKS.sub(_bold_inside if in_bold else _mark, text)
+        assert _star_marks(text, in_bold) == expected
