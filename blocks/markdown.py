@@ -8,9 +8,9 @@ that a Markdown link named, and the only line-leading `>` is a Markdown blockquo
 from __future__ import annotations
 
 import re
-from typing import Final
 from urllib.parse import urlsplit
 
+from blocks.emphasis import MARKS, bold_inside, mark, may_have_marks, only_stars, star_marks
 from blocks.text import FENCE, GRAVE, clean, escape_mrkdwn, neutralise_fences
 
 _FENCE_OPEN = re.compile(r"([ \t]*)(`{3,}|~{3,})(.*)")
@@ -23,21 +23,6 @@ _LINK = re.compile(
     r"(!?)\[([^\[\]\n]*)\]\(\s*((?:[^()\s]|\([^()\s]*\))++)(?:\s+\"[^\"\n]*\")?\s*\)"
 )
 _AUTOLINK = re.compile(r"<(https?://[^\s<>]+)>", re.IGNORECASE)
-_STRONG = r"[^*\s](?:[^*]*[^*\s])?"
-_UNDER = r"[^_\s](?:[^_]*[^_\s])?"
-_TILDE = r"[^~\s](?:[^~]*[^~\s])?"
-# Every alternative starts with a literal character (the "no word character before `_`"
-# test is a look-behind placed after the `_`s), so the regex engine skips straight to the
-# next `\`, `*`, `_` or `~` instead of trying every alternative at every position.
-_MARKS = re.compile(
-    r"\\(?P<esc>[!-/:-@\[-`{-~])"
-    rf"|\*\*\*(?P<bold_italic>{_STRONG})\*\*\*"
-    rf"|\*\*(?P<bold>{_STRONG})\*\*"
-    rf"|__(?<!\w__)(?P<bold2>{_UNDER})__(?!\w)"
-    rf"|~~(?P<strike>{_TILDE})~~"
-    rf"|\*(?P<italic>{_STRONG})\*"
-    rf"|_(?<!\w_)(?P<italic2>{_UNDER})_(?!\w)"
-)
 _URLISH = re.compile(
     r"[a-z][a-z0-9+.-]*://\S*"
     r"|(?:(?:[\w-]++\.)++(?:[^\W\d_]{2,}|xn--[\w-]+)|\d{1,3}(?:\.\d{1,3}){3})"
@@ -319,112 +304,8 @@ def _plain(text: str, in_bold: bool) -> str:
         return text
     text = _AUTOLINK.sub(r"\1", text) if "<" in text else text
     escaped = escape_mrkdwn(text).replace("`", GRAVE)
-    if not _may_have_marks(escaped):
+    if not may_have_marks(escaped):
         return escaped  # no emphasis marks and no escapes: nothing to convert
-    if _only_stars(escaped):
-        return _star_marks(escaped, in_bold)  # the usual `**bold**`, without the regex
-    return _MARKS.sub(_bold_inside if in_bold else _mark, escaped)
-
-
-def _may_have_marks(text: str) -> bool:
-    """False when `_MARKS` cannot match, tested with str methods (cheaper than the regex call):
-    every one of its patterns needs a backslash, `~~`, two `*`, or a `_` that no word
-    character precedes (snake_case names have none)."""
-    if "\\" in text or ("~" in text and "~~" in text) or text.count("*") > 1:
-        return True
-    at = text.find("_")
-    while at != -1:
-        if at == 0 or not _is_word(text[at - 1]):
-            return True
-        at = text.find("_", at + 1)
-    return False
-
-
-def _only_stars(text: str) -> bool:
-    """Of `_MARKS`'s patterns, only the `*` ones can match: no backslash, no `~~`, and every
-    `_` follows a word character (the `_` patterns need one that does not)."""
-    if "\\" in text or "~~" in text:
-        return False
-    at = text.find("_")
-    while at != -1:
-        if at == 0 or not _is_word(text[at - 1]):
-            return False
-        at = text.find("_", at + 1)
-    return True
-
-
-def _star_marks(text: str, in_bold: bool) -> str:
-    """`_MARKS.sub` for text where only its `*` patterns can match (see `_only_stars`), as a
-    scan: at each `*`, in the regex's order, `***x***`, `**x**`, `*x*`, where x holds no `*`
-    (so it ends at the next `*`) and neither starts nor ends with whitespace."""
-    out: list[str] = []
-    done = 0
-    at = text.find("*")
-    while at != -1:
-        run = _star_run(text, at)
-        if not run:
-            at = text.find("*", at + 1)
-            continue
-        close = text.find("*", at + run)
-        out.append(text[done:at])
-        out.append(_starred(text[at + run : close], run, in_bold))
-        done = close + run
-        at = text.find("*", done)
-    out.append(text[done:])
-    return "".join(out)
-
-
-def _star_run(text: str, at: int) -> int:
-    """How many stars open the `***x***`, `**x**` or `*x*` at `at`, or 0 when none matches.
-    Only the whole run of stars at `at` can open one: a shorter one leaves a `*` to start x."""
-    run = 1
-    while at + run < len(text) and text[at + run] == "*":
-        run += 1
-    if run > 3:
-        return 0
-    inner = at + run
-    close = text.find("*", inner)
-    if close == -1 or text[inner].isspace() or text[close - 1].isspace():
-        return 0
-    return run if text[close : close + run] == _STAR_RUNS[run] else 0
-
-
-_STAR_RUNS: Final = ("", "*", "**", "***")
-
-
-def _starred(inner: str, run: int, in_bold: bool) -> str:
-    """What `_mark` (or `_bold_inside`) makes of `inner` between `run` stars."""
-    if run == 2:
-        return inner if in_bold else f"*{inner}*"
-    if run == 3 and not in_bold:
-        return f"*_{inner}_*"
-    return f"_{inner}_"
-
-
-def _is_word(char: str) -> bool:
-    """What the regex `\\w` matches (Unicode): a letter or digit, or `_`."""
-    return char == "_" or char.isalnum()
-
-
-def _mark(match: re.Match[str]) -> str:
-    kind = match.lastgroup
-    inner = match.group(kind or 0)
-    if kind == "esc":
-        return inner
-    if kind == "bold_italic":
-        return f"*_{inner}_*"
-    if kind in ("bold", "bold2"):
-        return f"*{inner}*"
-    if kind == "strike":
-        return f"~{inner}~"
-    return f"_{inner}_"
-
-
-def _bold_inside(match: re.Match[str]) -> str:
-    """In an already bold heading, bold marks are dropped rather than nested."""
-    kind = match.lastgroup
-    if kind in ("bold", "bold2"):
-        return match.group(kind or 0)
-    if kind == "bold_italic":
-        return f"_{match.group(kind)}_"
-    return _mark(match)
+    if only_stars(escaped):
+        return star_marks(escaped, in_bold)  # the usual `**bold**`, without the regex
+    return MARKS.sub(bold_inside if in_bold else mark, escaped)

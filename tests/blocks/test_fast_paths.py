@@ -7,18 +7,11 @@ from datetime import UTC, datetime, timedelta, timezone
 from hypothesis import given
 from hypothesis import strategies as st
 
+from blocks.emphasis import MARKS, bold_inside, mark, may_have_marks, only_stars, star_marks
 from blocks.figures import cost, count, duration, slack_date
 from blocks.fit import _plainly_fits, fit_blocks, fitted
 from blocks.limits import check_blocks
-from blocks.markdown import (
-    _MARKS,
-    _bold_inside,
-    _code_spans,
-    _mark,
-    _may_have_marks,
-    _only_stars,
-    _star_marks,
-)
+from blocks.markdown import _code_spans
 from blocks.sections import context, fields, header, section
 from blocks.text import (
     _CONTROL,
@@ -82,8 +75,8 @@ def test_one_line_of_a_long_text_is_cut_from_its_first_lines() -> None:
 
 @given(spaced_text)
 def test_no_emphasis_is_missed_by_the_quick_test(text: str) -> None:
-    if not _may_have_marks(text):
-        assert _MARKS.search(text) is None
+    if not may_have_marks(text):
+        assert MARKS.search(text) is None
 
 
 def plain_code_spans(text: str) -> list[tuple[int, int, str]]:
@@ -180,6 +173,6 @@ starred_text = st.lists(
 
 @given(starred_text, st.booleans())
 def test_star_scan_converts_as_the_regex_does(text: str, in_bold: bool) -> None:
-    if _only_stars(text):
-        expected = _MARKS.sub(_bold_inside if in_bold else _mark, text)
-        assert _star_marks(text, in_bold) == expected
+    if only_stars(text):
+        expected = MARKS.sub(bold_inside if in_bold else mark, text)
+        assert star_marks(text, in_bold) == expected
