@@ -3,6 +3,7 @@ manifest, the Dockerfile, the Kubernetes example and the systemd unit."""
 
 from __future__ import annotations
 
+import itertools
 import re
 import shlex
 import shutil
@@ -160,9 +161,15 @@ def test_the_dockerfile_passes_hadolint() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def stages(steps: list[tuple[str, str]]) -> list[list[tuple[str, str]]]:
+    """The build's stages: the instructions from each FROM to the next."""
+    starts = [i for i, (kind, _) in enumerate(steps) if kind == "FROM"] + [len(steps)]
+    return [steps[start:end] for start, end in itertools.pairwise(starts)]
+
+
 def test_the_image_is_python_311_slim_and_runs_slacktail() -> None:
     steps = instructions()
-    assert steps[0] == ("FROM", "python:3.11-slim")
+    assert [args.split()[0] for kind, args in steps if kind == "FROM"] == ["python:3.11-slim"] * 2
     entrypoint = [args for kind, args in steps if kind == "ENTRYPOINT"]
     assert [orjson.loads(args) for args in entrypoint] == [["slacktail"]]
 
@@ -223,9 +230,20 @@ def test_the_build_context_lets_in_what_the_dockerfile_copies() -> None:
     rules = [line for line in text.splitlines() if line and not line.startswith("#")]
     assert rules[0] == "*"  # everything out, then back in only what the image needs
     let_in = {rule[1:].rstrip("/") for rule in rules if rule.startswith("!")}
-    copied = {source.rstrip("/") for kind, args in instructions() if kind == "COPY"
+    copied = {source.rstrip("/") for kind, args in instructions()
+              if kind == "COPY" and not args.startswith("--from")
               for source in args.split()[:-1]}  # fmt: skip
     assert copied and copied <= let_in
+    assert "setup.py" in copied  # without it, the core would not be compiled
+
+
+def test_the_core_is_compiled_in_a_build_stage_and_the_image_carries_no_compiler() -> None:
+    build, final = stages(instructions())
+    build_runs = " ".join(args for kind, args in build if kind == "RUN")
+    final_runs = " ".join(args for kind, args in final if kind == "RUN")
+    assert "gcc" in build_runs and "pip wheel" in build_runs
+    assert ("COPY", "--from=build /wheels /wheels") in final
+    assert "gcc" not in final_runs and "--no-index" in final_runs
 
 
 # --- the Kubernetes example -------------------------------------------------------------------

@@ -20,12 +20,13 @@ or end event gets one made from its fields (an end only when its ``status`` says
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from datetime import datetime
 from typing import Any, Final, Protocol
 
 from mypy_extensions import mypyc_attr
 
-from bot.formats.common import as_float, as_int, text_of, to_utc
+from bot.formats.common import V, as_float, as_int, remember, text_of, to_utc
 from bot.records import Record, ResultStatus, SessionResult, UserText
 
 ALL_MEMBERS = "all members"
@@ -93,9 +94,10 @@ class RunBook:
     """The open runs and delegations of one source."""
 
     def __init__(self) -> None:
-        self.runs: dict[str, Run] = {}
-        self._delegations: dict[str, _Delegation] = {}  # open ones, by call id
-        self._child_calls: dict[str, str] = {}  # run id → its call id, before the run starts
+        self.runs: OrderedDict[str, Run] = OrderedDict()
+        self._delegations: OrderedDict[str, _Delegation] = OrderedDict()  # open ones, by call id
+        # run id → its call id, before the run starts
+        self._child_calls: OrderedDict[str, str] = OrderedDict()
 
     def open(self, event: dict[str, Any], last_session: str) -> tuple[Run, Run | None]:
         """Open the event's run, at the top or as a member run. The second value is the parent
@@ -175,10 +177,8 @@ def _member_names(event: dict[str, Any]) -> set[str]:
     return names
 
 
-def _keep(table: dict[str, Any], key: str, value: Any) -> Any:
-    table[key] = value
-    if len(table) > _MAX_OPEN:
-        del table[next(iter(table))]
+def _keep(table: OrderedDict[str, V], key: str, value: V) -> V:
+    remember(table, key, value, _MAX_OPEN)
     return value
 
 

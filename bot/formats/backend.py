@@ -17,12 +17,13 @@ The normaliser also writes ``result`` rows and ``error`` / ``warning`` rows; the
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from datetime import datetime
 from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from bot.formats.common import as_float, as_int, text_of, to_utc, todos_of
+from bot.formats.common import as_float, as_int, remember, text_of, to_utc, todos_of
 from bot.formats.parser import LineParser
 from bot.records import (
     AssistantText,
@@ -88,7 +89,7 @@ class Parser(LineParser):
     def __init__(self, source: str) -> None:
         self.source = source
         self._last_session: str | None = None
-        self._started: dict[str, None] = {}
+        self._started: OrderedDict[str, None] = OrderedDict()
 
     def parse(self, obj: Any, line: int) -> list[Record] | None:
         if not isinstance(obj, dict):
@@ -134,10 +135,7 @@ class Parser(LineParser):
         """A ``SessionStarted`` (the session stage hides a repeated one but takes what it
         adds); the session is remembered as started."""
         session, at, line = head
-        started = self._started
-        started[session] = None
-        if len(started) > _MAX_SESSIONS:
-            del started[next(iter(started))]
+        remember(self._started, session, None, _MAX_SESSIONS)
         tools = meta.get("tools")
         return SessionStarted(
             session,

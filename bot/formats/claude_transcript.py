@@ -25,6 +25,7 @@ a subagent's ``<s>/subagents/agent-<id>.jsonl``) and the seed-001 variant. Line 
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import replace
 from datetime import datetime
 from typing import Any, Final
@@ -40,7 +41,6 @@ from bot.formats.claude_transcript_links import (
     compaction_of,
     hook_problem,
     opt_str,
-    remember,
     shown,
     slash_command,
     summary_of,
@@ -48,7 +48,7 @@ from bot.formats.claude_transcript_links import (
     texts,
     was_interrupted,
 )
-from bot.formats.common import loads_maybe, text_of, to_utc, todos_of
+from bot.formats.common import loads_maybe, remember, text_of, to_utc, todos_of
 from bot.formats.parser import LineParser
 from bot.records import (
     AssistantText,
@@ -100,7 +100,7 @@ class Parser(LineParser):
     def __init__(self, source: str) -> None:
         self.source = source
         self._session = ""
-        self._started: dict[str, None] = {}  # sessions already announced
+        self._started: OrderedDict[str, None] = OrderedDict()  # sessions already announced
         self._title: str | None = None
         self._sidechain = False  # whether the line being read is a subagent's
         self._links = SubagentLinks()

@@ -19,11 +19,12 @@ Otherwise the call is unknown (``None``). Every map is capped, the oldest entrie
 from __future__ import annotations
 
 import re
-from typing import Any, Final, TypeVar
+from collections import OrderedDict
+from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from bot.formats.common import as_int, text_of
+from bot.formats.common import as_int, remember, text_of
 
 MAX_LINES = 50_000  # sidechain line uuid -> call
 MAX_AGENTS = 4_096  # agent id -> call
@@ -39,24 +40,15 @@ _REJECTIONS: Final = ("User rejected", "[Request interrupted")
 _OUTPUT_TAGS: Final = ("local-command-stdout", "local-command-stderr", "bash-stdout", "bash-stderr")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
-V = TypeVar("V")
-
-
-def remember(mapping: dict[str, V], key: str, value: V, cap: int) -> None:
-    """``mapping[key] = value``, dropping the oldest entry when the map grows past ``cap``."""
-    mapping[key] = value
-    if len(mapping) > cap:
-        del mapping[next(iter(mapping))]
-
-
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class SubagentLinks:
     """The parser's memory of Task calls, subagents and sidechain chains (see the module doc)."""
 
     def __init__(self) -> None:
-        self._call_of_line: dict[str, str | None] = {}
-        self._call_of_agent: dict[str, str] = {}
-        self._waiting: dict[str, str] = {}  # Task call id -> its prompt, until a chain claims it
+        self._call_of_line: OrderedDict[str, str | None] = OrderedDict()
+        self._call_of_agent: OrderedDict[str, str] = OrderedDict()
+        # Task call id -> its prompt, until a chain claims it
+        self._waiting: OrderedDict[str, str] = OrderedDict()
 
     def task_called(self, call_id: str, prompt: object) -> None:
         """A Task call started in the session itself; its subagent's chain may follow."""
@@ -118,7 +110,7 @@ class SeedCalls:
     or else the oldest one not answered yet."""
 
     def __init__(self) -> None:
-        self._waiting: dict[str, None] = {}
+        self._waiting: OrderedDict[str, None] = OrderedDict()
 
     def called(self, call_id: str) -> None:
         remember(self._waiting, call_id, None, MAX_WAITING)
@@ -142,7 +134,7 @@ class Rewinds:
     """A user prompt whose parent already had a prompt starts a new branch (the user rewound)."""
 
     def __init__(self) -> None:
-        self._parents: dict[str, None] = {}
+        self._parents: OrderedDict[str, None] = OrderedDict()
 
     def is_rewind(self, parent: str) -> bool:
         seen = parent in self._parents

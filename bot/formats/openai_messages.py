@@ -17,6 +17,7 @@ session already used gets a suffix (``id#2``), so every call keeps its own resul
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterable
 from datetime import datetime
 from typing import Any, Final
@@ -80,8 +81,9 @@ class _Session:
 
     def __init__(self, session_id: str) -> None:
         self.session_id = session_id
-        self.waiting: dict[str, tuple[str, str]] = {}  # call id -> (id as logged, tool name)
-        self.used: dict[str, int] = {}  # id as logged -> how many calls used it
+        # call id -> (id as logged, tool name)
+        self.waiting: OrderedDict[str, tuple[str, str]] = OrderedDict()
+        self.used: OrderedDict[str, int] = OrderedDict()  # id as logged -> how many calls used it
         self.counter = 0
 
     def open_call(self, logged_id: str, name: str) -> str:
@@ -128,7 +130,7 @@ Head = tuple[str, datetime | None, int]
 class Parser(LineParser):
     def __init__(self, source: str) -> None:
         self.source = source
-        self._sessions: dict[str, _Session] = {}
+        self._sessions: OrderedDict[str, _Session] = OrderedDict()
 
     def parse(self, obj: Any, line: int) -> list[Record] | None:
         if isinstance(obj, list):
@@ -357,10 +359,11 @@ def _tool_results(
         )
 
 
-def _trim(table: dict[str, Any], limit: int) -> None:
-    """Forget the oldest entry of ``table`` past ``limit`` entries (bounded parser state)."""
+def _trim(table: OrderedDict[str, Any], limit: int) -> None:
+    """Forget the oldest entry of ``table`` past ``limit`` entries (bounded parser state; an
+    ``OrderedDict``: see ``common.remember``)."""
     if len(table) > limit:
-        del table[next(iter(table))]
+        table.popitem(last=False)
 
 
 def _blank(text: str) -> bool:

@@ -3,6 +3,7 @@ a caller is done with so that a long stream of many sessions keeps its memory bo
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from datetime import datetime
 
 from mypy_extensions import mypyc_attr
@@ -26,8 +27,11 @@ class SessionBook:
         self.hidden = 0
         self.late = 0  # records of a session already released (counted, not applied)
         self._last: Session | None = None  # consecutive records mostly share a session
-        self._recent: dict[str, None] = {}  # open session ids, least recently active first
-        self._released: dict[str, None] = {}  # tombstones of released sessions, oldest first
+        # Open session ids, least recently active first, and tombstones of released sessions,
+        # oldest first. OrderedDicts: their oldest entries are taken again and again, which a
+        # plain dict makes slower the longer it runs (see ``bot.formats.common.remember``).
+        self._recent: OrderedDict[str, None] = OrderedDict()
+        self._released: OrderedDict[str, None] = OrderedDict()
 
     def apply(self, record: Record, now: datetime | None = None) -> Session | None:
         """Route one record to its session; returns that session (None for unparsed lines and
@@ -58,18 +62,17 @@ class SessionBook:
             if session_id in self._released:
                 return None
             session = self.sessions[session_id] = Session(session_id, self.settings)
+            recent[session_id] = None
         else:
-            del recent[session_id]
-        recent[session_id] = None
+            recent.move_to_end(session_id)
         self._last = session
         return session
 
     def least_recent(self) -> Session | None:
         """The open session whose last record is the oldest (the first to release when the
         caller keeps a bounded number of sessions), or None when none is open."""
-        for session_id in self._recent:
-            return self.sessions[session_id]
-        return None
+        session_id = next(iter(self._recent), None)
+        return None if session_id is None else self.sessions[session_id]
 
     def release(self, session_id: str) -> None:
         """Forget a session the caller is done with (e.g. once its final messages are sent).
@@ -84,7 +87,7 @@ class SessionBook:
         released = self._released
         released[session_id] = None
         if len(released) > TOMBSTONES:
-            del released[next(iter(released))]
+            released.popitem(last=False)
 
     def restore(self, session: Session) -> None:
         """Take back a released session (kept elsewhere meanwhile): its records apply again."""

@@ -4,7 +4,7 @@ Task call that started them, the seed-001 variant, and what every corpus file of
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, OrderedDict
 from itertools import count
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from bot.formats import claude_transcript
 from bot.formats.claude_transcript import Parser, detect
-from bot.formats.claude_transcript_links import remember
+from bot.formats.common import remember
 from bot.formats.reader import SourceReader
 from bot.records import (
     AssistantText,
@@ -308,10 +308,12 @@ def test_a_resumed_agent_follows_the_call_that_resumed_it() -> None:
 
 
 def test_remembered_links_are_bounded_by_dropping_the_oldest() -> None:
-    kept: dict[str, int] = {}
+    kept: OrderedDict[str, int] = OrderedDict()
     for n in range(10):
         remember(kept, f"k{n}", n, cap=3)
-    assert kept == {"k7": 7, "k8": 8, "k9": 9}
+    remember(kept, "k8", 80, cap=3)  # known again: kept in its place, not made the newest
+    remember(kept, "k10", 10, cap=3)
+    assert list(kept.items()) == [("k8", 80), ("k9", 9), ("k10", 10)]
 
 
 # -- the mapping of each kind of line -----------------------------------------------------------
