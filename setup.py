@@ -16,9 +16,11 @@ from pathlib import Path
 
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
+from setuptools.errors import BaseError, CCompilerError
 
 ROOT = Path(__file__).resolve().parent
-CORE = ["bot/records.py", "bot/formats", "bot/session", "blocks"]  # what mypyc compiles
+# What mypyc compiles (bot/build.py names the same packages to tell a stale build).
+CORE = ["bot/records.py", "bot/formats", "bot/session", "blocks"]
 
 
 def core_sources() -> list[str]:
@@ -49,7 +51,7 @@ class OptionalBuildExt(build_ext):
     def run(self) -> None:
         try:
             super().run()
-        except Exception as error:
+        except (BaseError, CCompilerError, OSError) as error:  # no compiler, or it failed
             self._give_up(error)
 
     def _give_up(self, error: Exception) -> None:

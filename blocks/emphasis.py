@@ -25,22 +25,15 @@ MARKS = re.compile(
 
 
 def may_have_marks(text: str) -> bool:
-    """False when `MARKS` cannot match, tested with str methods (cheaper than the regex call):
-    every one of its patterns needs a backslash, `~~`, two `*`, or a `_` that no word
-    character precedes (snake_case names have none)."""
-    if "\\" in text or ("~" in text and "~~" in text) or text.count("*") > 1:
-        return True
-    at = text.find("_")
-    while at != -1:
-        if at == 0 or not _is_word(text[at - 1]):
-            return True
-        at = text.find("_", at + 1)
-    return False
+    """False when `MARKS` cannot match: it needs a backslash, `~~`, a `_` that no word
+    character precedes (snake_case names have none), or two `*`."""
+    return not only_stars(text) or text.count("*") > 1
 
 
 def only_stars(text: str) -> bool:
     """Of `MARKS`'s patterns, only the `*` ones can match: no backslash, no `~~`, and every
-    `_` follows a word character (the `_` patterns need one that does not)."""
+    `_` follows a word character (the `_` patterns need one that does not). Tested with str
+    methods, cheaper than a regex call."""
     if "\\" in text or "~~" in text:
         return False
     at = text.find("_")

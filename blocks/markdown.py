@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from blocks.emphasis import MARKS, bold_inside, mark, may_have_marks, only_stars, star_marks
+from blocks.emphasis import MARKS, bold_inside, mark, only_stars, star_marks
 from blocks.text import FENCE, GRAVE, clean, escape_mrkdwn, neutralise_fences
 
 _FENCE_OPEN = re.compile(r"([ \t]*)(`{3,}|~{3,})(.*)")
@@ -304,8 +304,8 @@ def _plain(text: str, in_bold: bool) -> str:
         return text
     text = _AUTOLINK.sub(r"\1", text) if "<" in text else text
     escaped = escape_mrkdwn(text).replace("`", GRAVE)
-    if not may_have_marks(escaped):
+    if not only_stars(escaped):
+        return MARKS.sub(bold_inside if in_bold else mark, escaped)
+    if escaped.count("*") < 2:
         return escaped  # no emphasis marks and no escapes: nothing to convert
-    if only_stars(escaped):
-        return star_marks(escaped, in_bold)  # the usual `**bold**`, without the regex
-    return MARKS.sub(bold_inside if in_bold else mark, escaped)
+    return star_marks(escaped, in_bold)  # the usual `**bold**`, without the regex

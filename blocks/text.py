@@ -10,6 +10,8 @@ import re
 import unicodedata
 from typing import Final
 
+from bot.formats.common import one_clean_line
+
 ELLIPSIS = "…"
 GRAVE = "ˋ"  # U+02CB MODIFIER LETTER GRAVE ACCENT: looks like a backtick, is not one
 FENCE = "```"
@@ -207,17 +209,7 @@ def _shown_length(escaped: str) -> int:
 def _plain_line(text: str, limit: int) -> bool:
     """Already one clean line within `limit`: printable (no newline, tab, control, bidi or
     other format character), single-spaced and trimmed. Then there is nothing to do."""
-    return len(text) <= limit and _one_clean_line(text)
-
-
-def _one_clean_line(text: str) -> bool:
-    """Printable, single-spaced and trimmed: cleaning and collapsing would return it as is."""
-    return (
-        not text.startswith(" ")
-        and not text.endswith(" ")
-        and "  " not in text
-        and text.isprintable()
-    )
+    return len(text) <= limit and one_clean_line(text)
 
 
 def one_line(text: str, limit: int) -> str:
@@ -279,7 +271,7 @@ def _flat(text: str) -> str:
 def plain_text(text: str, limit: int, *, multiline: bool = False) -> str:
     """Text for a `plain_text` object (headers, buttons): cleaned, one line unless
     `multiline`, at most `limit` characters. Slack does not parse plain_text: no escaping."""
-    if not multiline and _one_clean_line(text):
+    if not multiline and one_clean_line(text):
         return truncate(text, limit)  # nothing to clean or collapse
     cleaned = clean(text)
     flat = cleaned.strip() if multiline else " ".join(cleaned.split())
@@ -294,7 +286,7 @@ def neutralise_fences(text: str) -> str:
 def code_span(text: str, limit: int) -> str:
     """Inline code (`` `…` ``) of at most `limit` characters: escaped, one line, with inner
     backticks replaced by `ˋ` so the span cannot break. Empty when nothing fits."""
-    if "`" not in text and _one_clean_line(text):
+    if "`" not in text and one_clean_line(text):
         body = escape_mrkdwn(text)  # nothing to clean, replace or collapse
     else:
         body = escape_mrkdwn(" ".join(clean(text).replace("`", GRAVE).split()))

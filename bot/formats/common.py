@@ -151,3 +151,15 @@ def remember(table: OrderedDict[str, V], key: str, value: V, cap: int) -> None:
     table[key] = value
     if len(table) > cap:
         table.popitem(last=False)
+
+
+def one_clean_line(text: str) -> bool:
+    """Printable, single-spaced and trimmed: collapsing its white space (or cleaning it for a
+    message) would return it as it is, so it need not be copied. Every white space character
+    that ``str.split`` splits on, but the space, is unprintable."""
+    return (
+        not text.startswith(" ")
+        and not text.endswith(" ")
+        and "  " not in text
+        and text.isprintable()
+    )

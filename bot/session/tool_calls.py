@@ -10,7 +10,7 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from bot.formats.common import json_text
+from bot.formats.common import json_text, one_clean_line
 
 SUMMARY_LIMIT: Final = 200
 # How much of a result is kept: what a message shows of it, and a little more.
@@ -100,21 +100,9 @@ def _clip(text: str, limit: int = SUMMARY_LIMIT) -> str:
         start = " ".join(text[: 4 * limit].split())
         if len(start) > limit:
             return start[: limit - 1] + "…"
-    if not _plain_line(text):
+    if not one_clean_line(text):
         text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _plain_line(text: str) -> bool:
-    """Whether ``text`` is already on one line with single spaces (most summaries are): then
-    collapsing its white space would change nothing, and need not copy it. (Every white space
-    character that ``str.split`` splits on, but the space, is unprintable.)"""
-    return (
-        text.isprintable()
-        and "  " not in text
-        and not text.startswith(" ")
-        and not text.endswith(" ")
-    )
 
 
 def _first_str(args: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
