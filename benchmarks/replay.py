@@ -13,7 +13,11 @@ one run, over the same lines (each rate the best of ``RUNS`` alternated runs):
 - the peak resident memory of a separate process that runs the pipeline on the whole log
   (target < 200 MB for a 500 MB log).
 
-Usage: ``python -m benchmarks.replay [--mb 500] [--family claude-transcript] [--corpus DIR]``
+``--family corpus`` replays the whole corpus as one log: every family, each its own source, in
+the corpus's own proportions (see ``benchmarks.corpus_mix``); ``--mb`` is then the size read
+for the memory figure, across all sources.
+
+Usage: ``python -m benchmarks.replay [--mb 500] [--family claude-transcript|corpus] [--corpus DIR]``
 Prints figures; it is not a test.
 """
 
@@ -32,6 +36,7 @@ from typing import NamedTuple
 
 import orjson
 
+from benchmarks.corpus_mix import interleaved, run_sources
 from blocks.thread import thread_messages
 from bot.build import description
 from bot.formats.reader import SourceReader
@@ -268,16 +273,80 @@ def measure_memory(path: Path, family: str) -> None:
     print(f"peak memory         {peak:>12.1f} MB (VmHWM: peak RSS of the replaying process)")
 
 
+CORPUS = "corpus"  # --family: the whole corpus, every family its own source
+
+
+def corpus_logs(corpus: Path, megabytes: int) -> list[tuple[Path, int]]:
+    """Each family's built log, with its lines per corpus copy."""
+    return [
+        (build_log(corpus, family, megabytes), len(corpus_lines(corpus, family)))
+        for family in FAMILY_DIRS
+    ]
+
+
+def measure_corpus(corpus: Path, megabytes: int, limit: int) -> None:
+    """``measure_speed`` and ``measure_memory`` for the whole corpus as one log."""
+    logs = corpus_logs(corpus, megabytes)
+    shares = zip(FAMILY_DIRS, logs, strict=True)
+    mix = ", ".join(f"{family} {per_copy}" for family, (_, per_copy) in shares)
+    print(f"corpus mix (lines per copy): {mix}")
+    pairs = list(itertools.islice(interleaved(logs), limit))
+    lines = [line for _, line in pairs]
+    bare = whole = core = float("inf")
+    result: list[tuple[int, int, int, int]] = []
+    sources = len(logs)
+
+    def replay(render: bool) -> None:
+        result.append(run_sources(pairs, sources, OPEN_SESSIONS, render))
+
+    for _ in range(RUNS):
+        bare = min(bare, _timed(lambda: _loads_all(lines)))
+        whole = min(whole, _timed(lambda: replay(True)))
+        core = min(core, _timed(lambda: replay(False)))
+    n, r, messages, late = result[0]
+    size_mb = sum(len(line) + 1 for line in lines) / 1e6
+    print(f"lines               {n:>12,}  ({size_mb:,.1f} MB, {r:,} records, "
+          f"{messages:,} messages, {late} late records; best of {RUNS} runs)")
+    print(f"orjson.loads        {n / bare:>12,.0f} lines/s  ({size_mb / bare:,.0f} MB/s)")
+    print(f"pipeline            {n / whole:>12,.0f} lines/s  {r / whole:,.0f} records/s")
+    print(f"ratio               {(r / whole) / (n / bare):>12.3f}  records/s ÷ orjson.loads "
+          "lines/s (issue 2's)")
+    print(f"without final msgs  {(r / core) / (n / bare):>12.3f}")
+    code = (
+        "from pathlib import Path;"
+        "from benchmarks.corpus_mix import interleaved, run_sources;"
+        f"logs = [(Path(p), k) for p, k in {[(str(p), k) for p, k in logs]!r}];"
+        f"n, r, m, late = run_sources(interleaved(logs, {megabytes * 1_000_000}), len(logs), "
+        f"{OPEN_SESSIONS});"
+        "peak = [int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmHWM')];"
+        "print(n, r, m, late, peak[0] / 1024)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout.split()
+    print(f"whole log           {megabytes:>12,} MB read across {len(logs)} sources, "
+          f"{int(out[0]):,} lines, {int(out[1]):,} records, {int(out[2]):,} messages, "
+          f"{out[3]} late records")
+    print(f"peak memory         {float(out[4]):>12.1f} MB (VmHWM: peak RSS of the replaying "
+          "process)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mb", type=int, default=500, help="size of the built log in MB")
-    parser.add_argument("--family", default="claude-transcript", choices=sorted(FAMILY_DIRS))
+    parser.add_argument("--family", default="claude-transcript",
+                        choices=[*sorted(FAMILY_DIRS), CORPUS])
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--speed-lines", type=int, default=250_000,
                         help="lines of the log used for the speed comparison")
     args = parser.parse_args()
     if not args.corpus.is_dir():
         sys.exit(f"benchmark: no corpus at {args.corpus}")
+    if args.family == CORPUS:
+        print(f"the whole corpus as one log; python {sys.version.split()[0]}, {description()}, "
+              f"{os.cpu_count()} cpus")
+        measure_corpus(args.corpus, args.mb, args.speed_lines)
+        return
     path = build_log(args.corpus, args.family, args.mb)
     print(f"log {path} ({args.family}); python {sys.version.split()[0]}, {description()}, "
           f"{os.cpu_count()} cpus")

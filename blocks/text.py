@@ -234,18 +234,36 @@ def _flat_start(text: str, limit: int, escape: bool) -> str:
     """``text`` (escaped if ``escape``) flattened as ``one_line`` does before its cut, or only
     the start of it when that is longer than ``limit``: a cut at ``limit`` looks no further.
     The start ends before a newline, and escaping, cleaning and collapsing never act across
-    a newline, so the flat start is the start of the flat whole. (A long text costs the
-    length of its first lines, not of all of it.)"""
+    a newline, so the flat start is the start of the flat whole. Nor within a line that has
+    no carriage return and no escape sequence: there each is character by character, so a
+    long line is cut too. (A long text costs about twice the limit, not all of it.)"""
     reach = limit + 1
     while len(text) > 2 * reach:
-        end = text.find("\n", reach)
-        if end == -1:
-            break
+        end = text.find("\n", reach + reach // 4)  # collapsing takes a little off
+        if end == -1 or end > 2 * reach:
+            end = _cut_in_line(text, 2 * reach, end)
+            if end == -1:
+                break
         flat = _flat(escape_mrkdwn(text[:end]) if escape else text[:end])
         if len(flat) > limit:
             return flat
-        reach *= 4  # mostly whitespace so far: look further
+        reach *= 2  # mostly whitespace so far: look further
     return _flat(escape_mrkdwn(text) if escape else text)
+
+
+def _cut_in_line(text: str, cut: int, line_end: int) -> int:
+    """``cut`` when the line around it (ending at ``line_end``, -1 for the text's end) has
+    no carriage return (it would drop what came before it) and no escape sequence (it would
+    span the cut); else ``line_end``."""
+    start = text.rfind("\n", 0, cut) + 1
+    stop = len(text) if line_end == -1 else line_end
+    for unsafe in _ACROSS_A_CUT:
+        if text.find(unsafe, start, stop) != -1:
+            return line_end
+    return cut
+
+
+_ACROSS_A_CUT: Final = ("\r", "\x1b", "\x9b")  # what cleaning acts on beyond one character
 
 
 def _flat(text: str) -> str:

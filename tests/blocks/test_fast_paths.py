@@ -73,6 +73,18 @@ def test_one_line_of_a_long_text_is_cut_from_its_first_lines() -> None:
     assert one_line(blank_start, 160) == plain_one_line(blank_start, 160)
 
 
+def test_one_line_of_one_long_line_is_cut_within_it_unless_cleaning_spans_the_cut() -> None:
+    line = "word &amp; <b> " * 2000
+    ends = ["", "\rafter a carriage return", "\x1b[31mred\x1b[0m", "x\x9b1m", "\x07\x00 bell"]
+    for end in ends:
+        for text in (line + end, end + line, "first\n" + line + end + "\nlast"):
+            for limit in (20, 160, 280):
+                assert one_line(text, limit) == plain_one_line(text, limit)
+                assert safe_line(text, limit) == plain_one_line(escape_mrkdwn(text), limit)
+    straddling = "a" * 200 + "\x1b[" + "3" * 300 + "m tail"
+    assert one_line(straddling, 100) == plain_one_line(straddling, 100)
+
+
 @given(spaced_text)
 def test_no_emphasis_is_missed_by_the_quick_test(text: str) -> None:
     if not may_have_marks(text):
