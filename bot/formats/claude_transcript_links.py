@@ -76,7 +76,7 @@ class SubagentLinks:
             parent = obj.get("parentUuid")
             if isinstance(parent, str) and parent in self._call_of_line:
                 call = self._call_of_line[parent]
-            else:
+            elif self._waiting:  # (the prompt is read only when a call may claim it)
                 call = self._claim(_prompt_of(obj))
         uuid = obj.get("uuid")
         if isinstance(uuid, str):
