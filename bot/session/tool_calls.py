@@ -162,6 +162,26 @@ def _task_summary(args: Mapping[str, Any]) -> str:
     return f"{kind}: {what}" if kind else what
 
 
+def _todo_summary(args: Mapping[str, Any]) -> str:
+    """``5 todos, 2 done · Running the tests``: the list's progress and what is in hand
+    (the raw JSON of a todo list says little in one line, and costs its whole dump)."""
+    items = args.get("todos")
+    if not isinstance(items, list):
+        return ""
+    done = 0
+    now = ""
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        status = item.get("status")
+        if status == "completed":
+            done += 1
+        elif status == "in_progress" and not now:
+            now = _first_str(item, ("activeForm", "content")) or ""
+    head = f"{len(items)} todo{'' if len(items) == 1 else 's'}, {done} done"
+    return f"{head} · {now}" if now else head
+
+
 def _field(*names: str) -> Callable[[Mapping[str, Any]], str]:
     keys = names
     def summary(args: Mapping[str, Any]) -> str:
@@ -188,6 +208,7 @@ _BY_NAME: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "killshell": _field("shell_id", "bash_id"),
     "skill": _field("skill", "command"),
     "slashcommand": _field("command"),
+    "todowrite": _todo_summary,
 }
 
 

@@ -57,3 +57,17 @@ def test_a_long_command_is_summarised_as_if_read_whole(parts: list[str]) -> None
 def test_any_white_space_in_a_summary_is_collapsed_to_single_spaces(text: str) -> None:
     expected = " ".join(("x " + text).split())
     assert describe_call("Bash", {"command": "x " + text}) == expected[:SUMMARY_LIMIT]
+
+
+def test_todo_list_summary_is_its_progress_and_the_item_in_hand() -> None:
+    todos = [
+        {"content": "Ask", "status": "completed", "activeForm": "Asking"},
+        {"content": "Narrow", "status": "in_progress", "activeForm": "Narrowing to a room"},
+        {"content": "Guess", "status": "pending"},
+    ]
+    assert describe_call("TodoWrite", {"todos": todos}) == "3 todos, 1 done · Narrowing to a room"
+    assert describe_call("TodoWrite", {"todos": todos[:1]}) == "1 todo, 1 done"
+
+
+def test_todo_list_summary_of_an_odd_shape_falls_back_to_the_arguments() -> None:
+    assert describe_call("TodoWrite", {"todos": "none"}) == '{"todos":"none"}'
