@@ -95,11 +95,13 @@ class ToolCallState:
 def _clip(text: str, limit: int = SUMMARY_LIMIT) -> str:
     """``text`` on one line (white space runs made one space), cut to ``limit``. A long text
     is read only as far as the cut needs: the collapsed start of a text is the start of the
-    collapsed text."""
-    if len(text) > 4 * limit:
-        start = " ".join(text[: 4 * limit].split())
+    collapsed text (twice the limit is usually enough; more when it is mostly white space)."""
+    reach = 2 * limit
+    while len(text) > reach:
+        start = " ".join(text[:reach].split())
         if len(start) > limit:
             return start[: limit - 1] + "…"
+        reach *= 2
     if not one_clean_line(text):
         text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
