@@ -94,20 +94,26 @@ def _plainly_fits(blocks: Sequence[Block], budget: int) -> bool:
 
 def _plain_size(block: Block) -> int:
     """The text size of a plainly shaped block, each text within its limit; else -1.
-    (Measured in place: no list of the block's texts is built.)"""
-    kind, keys = block.get("type"), len(block)
-    if kind == "divider" and keys == 1:
-        return 0
+    (Measured in place: no list of the block's texts is built. The type is asked once, and
+    as a `str`: compiled, comparing `str`s is a direct call, comparing objects is not.)"""
+    kind = block.get("type")
+    if not isinstance(kind, str):
+        return -1
+    keys = len(block)
+    if keys == 1:
+        return 0 if kind == "divider" else -1
     if keys != 2:
         return -1
-    if kind == "section" and "text" in block:
-        return _text_size(block["text"], TEXT_OBJECT_MAX, "mrkdwn")
+    if kind == "section":
+        if "text" in block:
+            return _text_size(block["text"], TEXT_OBJECT_MAX, "mrkdwn")
+        if "fields" in block:
+            return _items_size(block["fields"], FIELDS_MAX, FIELD_TEXT_MAX)
+        return -1
     if kind == "context":
         return _items_size(block.get("elements"), CONTEXT_ELEMENTS_MAX, TEXT_OBJECT_MAX)
     if kind == "header":
         return _text_size(block.get("text"), HEADER_TEXT_MAX, "plain_text")
-    if kind == "section" and "fields" in block:
-        return _items_size(block["fields"], FIELDS_MAX, FIELD_TEXT_MAX)
     return -1
 
 
@@ -126,7 +132,10 @@ def _items_size(items: object, most: int, limit: int) -> int:
 
 def _text_size(obj: object, limit: int, kind: str) -> int:
     """The length of a well-formed, non-blank text object within ``limit``; else -1."""
-    if not isinstance(obj, dict) or obj.get("type") != kind:
+    if not isinstance(obj, dict):
+        return -1
+    found = obj.get("type")
+    if not isinstance(found, str) or found != kind:
         return -1
     text = obj.get("text")
     if not isinstance(text, str) or not 0 < len(text) <= limit or text.isspace():

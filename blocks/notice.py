@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from blocks.fit import fitted
+from typing import Final
+
 from blocks.markdown import to_mrkdwn
 from blocks.message import Message
-from blocks.sections import context, mrkdwn_sections
+from blocks.sections import MessageBlocks
 from blocks.text import safe_line, truncate_escaped
 from bot.session.thread import NoticeItem, UserTurn
 
-_LEVEL_EMOJI = {"info": "ℹ️", "warning": "⚠️", "error": "🛑"}
-_KIND_EMOJI = {"compaction": "🗜️", "thinking": "💭", "interrupted": "✋"}
+_LEVEL_EMOJI: Final = {"info": "ℹ️", "warning": "⚠️", "error": "🛑"}
+_KIND_EMOJI: Final = {"compaction": "🗜️", "thinking": "💭", "interrupted": "✋"}
 
 
 def notice_message(item: NoticeItem) -> Message:
@@ -19,15 +20,18 @@ def notice_message(item: NoticeItem) -> Message:
     if item.kind == "thinking":
         body = "_" + safe_line(item.text, 2500) + "_"
     label = item.kind.replace("_", " ")
-    blocks = [context(f"{emoji} *{safe_line(label, 60)}*", body)]
+    blocks = MessageBlocks()
+    blocks.context(f"{emoji} *{safe_line(label, 60)}*", body)
     text = safe_line(f"{label}: {item.text}", 300)
-    return Message(item.key, text, fitted(blocks))
+    return Message(item.key, text, blocks.fitted())
 
 
 def user_message(item: UserTurn) -> Message:
     body = truncate_escaped(to_mrkdwn(item.text), 2800)
-    blocks = [context("👤 *User*"), *mrkdwn_sections(body)]
+    blocks = MessageBlocks()
+    blocks.context("👤 *User*")
+    blocks.mrkdwn_sections(body)
     if item.size > len(item.text):
-        blocks.append(context(f"_… {item.size - len(item.text):,} more characters not shown_"))
+        blocks.context(f"_… {item.size - len(item.text):,} more characters not shown_")
     text = safe_line(f"User: {item.text}", 300)
-    return Message(item.key, text, fitted(blocks))
+    return Message(item.key, text, blocks.fitted())

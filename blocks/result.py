@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from blocks.figures import cost, count, duration, plural
-from blocks.fit import fitted
 from blocks.markdown import to_mrkdwn
-from blocks.message import Block, Message
-from blocks.sections import context, fields, mrkdwn_sections, section
+from blocks.message import Message
+from blocks.sections import MessageBlocks
 from blocks.text import code_block, safe_line, truncate_escaped
 from bot.records import ResultStatus, SessionResult
 from bot.session.thread import ResultItem
@@ -21,17 +20,18 @@ def result_message(item: ResultItem) -> Message:
     head = "✅ *Session succeeded*" if ok else "❌ *Session failed*"
     if result.subtype and result.subtype != "success":
         head += f" · `{safe_line(result.subtype, 80)}`"
-    blocks: list[Block] = [section(head)]
+    blocks = MessageBlocks()
+    blocks.section(head)
     facts = _facts(result)
     if facts:
-        blocks.append(fields(facts))
-    blocks.extend(_problems(result))
+        blocks.fields(facts)
+    _add_problems(blocks, result)
     if result.text and result.text.strip() and not item.repeats_text:
-        blocks.extend(mrkdwn_sections(truncate_escaped(to_mrkdwn(result.text), ANSWER_LIMIT)))
+        blocks.mrkdwn_sections(truncate_escaped(to_mrkdwn(result.text), ANSWER_LIMIT))
     word = "succeeded" if ok else "failed"
     detail = result.error or result.text or ""
     text = safe_line(f"Session {word}. {detail}", 300)
-    return Message(item.key, text, fitted(blocks))
+    return Message(item.key, text, blocks.fitted())
 
 
 def _facts(result: SessionResult) -> list[tuple[str, str]]:
@@ -54,13 +54,12 @@ def _facts(result: SessionResult) -> list[tuple[str, str]]:
     return pairs
 
 
-def _problems(result: SessionResult) -> list[Block]:
-    blocks: list[Block] = []
+def _add_problems(blocks: MessageBlocks, result: SessionResult) -> None:
     if result.error:
-        blocks.append(section("*Error*\n" + code_block(result.error, 1500)))
+        blocks.section("*Error*\n" + code_block(result.error, 1500))
     if result.errors:
         joined = "\n".join(result.errors[:10])
-        blocks.append(section("*Errors*\n" + code_block(joined, 1500)))
+        blocks.section("*Errors*\n" + code_block(joined, 1500))
     denials = result.permission_denials
     if denials:
         lines = [
@@ -71,6 +70,5 @@ def _problems(result: SessionResult) -> list[Block]:
         if len(denials) > MAX_DENIALS:
             lines.append(f"_… {len(denials) - MAX_DENIALS} more_")
         title = f"🚫 *{plural(len(denials), 'permission denial')}*"
-        blocks.append(context(title))
-        blocks.extend(mrkdwn_sections("\n".join(lines)))
-    return blocks
+        blocks.context(title)
+        blocks.mrkdwn_sections("\n".join(lines))

@@ -6,32 +6,33 @@ from datetime import datetime
 from typing import Final
 
 from blocks.figures import SESSION_EMOJI, SESSION_WORD, cost, count, duration, plural, slack_date
-from blocks.fit import fitted
 from blocks.message import Message
-from blocks.sections import context, fields, header
+from blocks.sections import MessageBlocks
 from blocks.text import code_span, plain_text, safe_line
 from bot.session import Session, SessionStatus, ToolStatus
+
+_SESSION_RUNNING: Final = SessionStatus.RUNNING  # bound once (see `_OK` below)
 
 
 def root_message(session: Session, now: datetime | None = None) -> Message:
     info = session.info
     agent = info.agent or "Agent"
     title = info.title or _place(info.cwd) or f"session {session.session_id[:8]}"
-    blocks = [
-        header(plain_text(f"🤖 {agent}: {title}", 150)),
-        fields(_facts(session)),
-        context(status_line(session, now)),
-    ]
+    blocks = MessageBlocks()
+    blocks.header(plain_text(f"🤖 {agent}: {title}", 150))
+    blocks.fields(_facts(session))
+    blocks.context(status_line(session, now))
     word = SESSION_WORD[session.status].lower()
     text = safe_line(f"{agent} session {session.session_id}: {word}", 300)
-    return Message("root", text, fitted(blocks))
+    return Message("root", text, blocks.fitted())
 
 
 def _place(cwd: str | None) -> str | None:
     """``in project`` from a working directory's last part."""
     if not cwd:
         return None
-    name = cwd.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1]
+    path = cwd.rstrip("/\\").replace("\\", "/")
+    name = path[path.rfind("/") + 1 :]  # the last part (`rsplit`'s, without its list)
     return f"in {name}" if name else None
 
 
@@ -55,7 +56,7 @@ def elapsed_s(session: Session, now: datetime | None) -> float | None:
     if result is not None and result.duration_ms is not None:
         return result.duration_ms / 1000
     end = session.last_at
-    if session.status is SessionStatus.RUNNING and now is not None:
+    if session.status is _SESSION_RUNNING and now is not None:
         end = now
     if session.first_at is None or end is None:
         return None
@@ -67,7 +68,7 @@ def status_line(session: Session, now: datetime | None = None) -> str:
     parts = [f"{SESSION_EMOJI[session.status]} *{SESSION_WORD[session.status]}*"]
     parts.append(_tool_counts(session))
     if (seconds := elapsed_s(session, now)) is not None:
-        running = session.status is SessionStatus.RUNNING and now is not None
+        running = session.status is _SESSION_RUNNING and now is not None
         parts.append(_minutes(seconds) if running else duration(seconds))
     result = session.result
     if result is not None and result.cost_usd is not None:
@@ -100,29 +101,48 @@ def _minutes(seconds: float) -> str:
     return f"{hours}h {minutes}m" if hours else f"{minutes}m"
 
 
-# The statuses the status line details, in its order, with their words.
-_DETAILED: Final = (
-    (ToolStatus.RUNNING, "running"),
-    (ToolStatus.PENDING, "pending"),
-    (ToolStatus.ERROR, "failed"),
-    (ToolStatus.INTERRUPTED, "interrupted"),
-    (ToolStatus.ORPHANED, "orphaned"),
-)
+# The statuses, bound once: compiled, `ToolStatus.OK` is a look-up on the class at each use.
 _OK: Final = ToolStatus.OK
+_RUNNING: Final = ToolStatus.RUNNING
+_PENDING: Final = ToolStatus.PENDING
+_ERROR: Final = ToolStatus.ERROR
+_INTERRUPTED: Final = ToolStatus.INTERRUPTED
 
 
 def _tool_counts(session: Session) -> str:
+    """``12 tool calls (2 running, 1 failed)``: the calls that are not OK (most are) counted by
+    status, in the order running, pending, failed, interrupted, orphaned. (Counted in locals
+    with `is`: cheaper than a dict keyed by status, or `Session.call_counts`.)"""
     total = len(session.calls)
     if not total:
         return "no tools yet"
-    # Counted here, only the calls that are not OK (most are): cheaper than
-    # `Session.call_counts`, which starts from a dict of every status.
-    counts: dict[ToolStatus, int] = {}
+    running = pending = failed = interrupted = orphaned = 0
     for call in session.calls.values():
-        if call.status is not _OK:
-            counts[call.status] = counts.get(call.status, 0) + 1
+        status = call.status
+        if status is _OK:
+            continue
+        if status is _RUNNING:
+            running += 1
+        elif status is _PENDING:
+            pending += 1
+        elif status is _ERROR:
+            failed += 1
+        elif status is _INTERRUPTED:
+            interrupted += 1
+        else:  # the one status left: orphaned
+            orphaned += 1
     head = plural(total, "tool call")
-    if not counts:
+    if not (running or pending or failed or interrupted or orphaned):
         return head
-    detail = [f"{counts[status]} {label}" for status, label in _DETAILED if status in counts]
+    detail: list[str] = []
+    if running:
+        detail.append(f"{running} running")
+    if pending:
+        detail.append(f"{pending} pending")
+    if failed:
+        detail.append(f"{failed} failed")
+    if interrupted:
+        detail.append(f"{interrupted} interrupted")
+    if orphaned:
+        detail.append(f"{orphaned} orphaned")
     return f"{head} ({', '.join(detail)})"

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from blocks.fit import fitted
+from typing import Final
+
 from blocks.message import Message
-from blocks.sections import context, mrkdwn_sections
+from blocks.sections import MessageBlocks
 from blocks.text import escape_mrkdwn, safe_line
 from bot.records import Todo
 from bot.session import Session
 
-_MARK = {"completed": "✅", "in_progress": "🔄", "pending": "⬜", "cancelled": "🚫"}
+_MARK: Final = {"completed": "✅", "in_progress": "🔄", "pending": "⬜", "cancelled": "🚫"}
 MAX_SHOWN = 60
 
 
@@ -27,11 +28,15 @@ def todo_line(todo: Todo) -> str:
 
 def todos_message(key: str, session: Session) -> Message:
     todos = session.todos
-    done = sum(1 for todo in todos if todo.status == "completed")
+    done = 0  # counted in a loop: compiled, a generator given to `sum` is an object
+    for todo in todos:
+        if todo.status == "completed":
+            done += 1
     lines = [todo_line(todo) for todo in todos[:MAX_SHOWN]]
     if len(todos) > MAX_SHOWN:
         lines.append(f"_… {len(todos) - MAX_SHOWN} more_")
-    blocks = [context(f"📝 *Todo list* · {done}/{len(todos)} done")]
-    blocks.extend(mrkdwn_sections("\n".join(lines) or "_(empty list)_"))
-    text = f"Todo list: {done}/{len(todos)} done"
-    return Message(key, text, fitted(blocks))
+    progress = f"{done}/{len(todos)} done"
+    blocks = MessageBlocks()
+    blocks.context(f"📝 *Todo list* · {progress}")
+    blocks.mrkdwn_sections("\n".join(lines) or "_(empty list)_")
+    return Message(key, f"Todo list: {progress}", blocks.fitted())

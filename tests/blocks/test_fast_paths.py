@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta, timezone
-
 from hypothesis import given
 from hypothesis import strategies as st
 
 from blocks.emphasis import MARKS, bold_inside, mark, may_have_marks, only_stars, star_marks
-from blocks.figures import cost, count, duration, slack_date
 from blocks.fit import _plainly_fits, fit_blocks, fitted
-from blocks.limits import check_blocks
+from blocks.limits import (
+    check_blocks,
+)
 from blocks.markdown import _code_spans
 from blocks.sections import context, fields, header, section
 from blocks.text import (
@@ -139,40 +138,6 @@ def test_a_quick_yes_is_a_yes_of_the_full_check(parts: list[tuple[str, str]], bu
 def test_fitted_is_fit_blocks_as_a_tuple(texts: list[str], size: int) -> None:
     blocks = [section(text * (size // 40)) if text else header(text) for text in texts]
     assert fitted(blocks) == tuple(fit_blocks(blocks))
-
-
-@given(st.floats(min_value=0, max_value=1e6, allow_nan=False))
-def test_figures_read_as_format_specs_write_them(value: float) -> None:
-    assert duration(value) == _plain_duration(value)
-    assert cost(value) == (f"${value:.4f}" if value < 0.01 else f"${value:,.2f}")
-
-
-def _plain_duration(seconds: float) -> str:
-    if seconds < 10:
-        return f"{seconds:.1f}s"
-    hours, rest = divmod(round(seconds), 3600)
-    minutes, secs = divmod(rest, 60)
-    if hours:
-        return f"{hours}h {minutes}m"
-    return f"{minutes}m {secs:02d}s" if minutes else f"{secs}s"
-
-
-@given(st.integers(min_value=0, max_value=10**12))
-def test_counts_read_as_format_specs_write_them(n: int) -> None:
-    if n >= 1_000_000:
-        assert count(n) == f"{n / 1_000_000:.1f}M"
-    elif n >= 10_000:
-        assert count(n) == f"{n / 1000:.0f}k"
-    elif n >= 1000:
-        assert count(n) == f"{n / 1000:.1f}k"
-
-
-@given(
-    st.datetimes(min_value=datetime(1, 1, 2), timezones=st.just(UTC))
-    | st.datetimes(timezones=st.just(timezone(timedelta(hours=5, minutes=30))))
-)
-def test_slack_date_fallback_reads_as_strftime_writes_it(at: datetime) -> None:
-    assert slack_date(at).endswith("|" + at.strftime("%Y-%m-%d %H:%M UTC") + ">")
 
 
 # Text rich in stars: runs of one to four, next to spaces, other whitespace, words and `_`.
