@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 from typing import Final
-from urllib.parse import urlsplit
 
 from blocks.emphasis import MARKS, bold_inside, mark, only_stars, star_marks, two_stars
+from blocks.links import is_deceptive, is_web_url
 from blocks.text import FENCE, GRAVE, clean, escape_mrkdwn, neutralise_fences
 
 _FENCE_OPEN: Final = re.compile(r"([ \t]*)(`{3,}|~{3,})(.*)")
@@ -23,12 +23,6 @@ _LINK: Final = re.compile(
     r"(!?)\[([^\[\]\n]*)\]\(\s*((?:[^()\s]|\([^()\s]*\))++)(?:\s+\"[^\"\n]*\")?\s*\)"
 )
 _AUTOLINK: Final = re.compile(r"<(https?://[^\s<>]+)>", re.IGNORECASE)
-_URLISH: Final = re.compile(
-    r"[a-z][a-z0-9+.-]*://\S*"
-    r"|(?:(?:[\w-]++\.)++(?:[^\W\d_]{2,}|xn--[\w-]+)|\d{1,3}(?:\.\d{1,3}){3})"
-    r"(?::\d+)?(?:[/?#]\S*)?",
-    re.IGNORECASE,
-)
 RULE: Final = "──────────"
 TABLE_WIDTH_MAX: Final = 120  # wider tables are not padded into columns
 
@@ -322,44 +316,12 @@ def _links(text: str, syntax: int, in_bold: bool) -> str:
 
 def _link(label: str, url: str, image: bool, syntax: int, in_bold: bool) -> str:
     label = label or ("image" if image else "")
-    if _is_web_url(url) and not _is_deceptive(label, url):
+    if is_web_url(url) and not is_deceptive(label, url):
         target = escape_mrkdwn(url.replace("|", "%7C").replace("<", "%3C").replace(">", "%3E"))
         return f"<{target}|{_plain(label, syntax, in_bold)}>" if label else f"<{target}>"
     if not label or label == url:
         return escape_mrkdwn(url)
     return f"{_plain(label, syntax, in_bold)} ({escape_mrkdwn(url)})"
-
-
-def _is_web_url(url: str) -> bool:
-    if not url.lower().startswith(("http://", "https://")):
-        return False
-    try:
-        return bool(urlsplit(url).hostname)
-    except ValueError:
-        return False
-
-
-def _is_deceptive(label: str, url: str) -> bool:
-    """A label that reads as a URL or domain other than the link's target: a different host,
-    or, when the label names more than a host, a different path, query or fragment."""
-    if not _URLISH.fullmatch(label):
-        return False
-    try:
-        shown_host, shown_rest = _host_and_rest(label if "://" in label else f"http://{label}")
-        target_host, target_rest = _host_and_rest(url)
-    except ValueError:
-        return True
-    return shown_host != target_host or (bool(shown_rest) and shown_rest != target_rest)
-
-
-def _host_and_rest(url: str) -> tuple[str, str]:
-    """(host[:port] without `www.`, path?query#fragment without a trailing slash)."""
-    parts = urlsplit(url)
-    host = (parts.hostname or "").removeprefix("www.")
-    port = f":{parts.port}" if parts.port is not None else ""
-    query = f"?{parts.query}" if parts.query else ""
-    fragment = f"#{parts.fragment}" if parts.fragment else ""
-    return host + port, (parts.path + query + fragment).rstrip("/")
 
 
 def _plain(text: str, syntax: int, in_bold: bool) -> str:
