@@ -1,0 +1,29 @@
+"""Helpers the formats share."""
+
+from __future__ import annotations
+
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from bot.formats.common import one_clean_line
+
+# Printable ASCII with every control, DEL and some wider characters mixed in, long and short.
+line_text = st.text(
+    alphabet=st.sampled_from([chr(c) for c in range(0, 128)] + ["é", "→", "\xa0", "\u2028"]),
+    max_size=80,
+)
+
+
+@given(line_text)
+@example("a" * 30 + "\x7f")
+@example("a" * 30 + "\x1f")
+@example("a" * 30 + "\t")
+@example("printable text of more than twenty-four characters")
+def test_one_clean_line_is_printable_single_spaced_and_trimmed(text: str) -> None:
+    plain = (
+        not text.startswith(" ")
+        and not text.endswith(" ")
+        and "  " not in text
+        and text.isprintable()
+    )
+    assert one_clean_line(text) is plain
