@@ -13,11 +13,11 @@ one run, over the same lines (each rate the best of ``RUNS`` alternated runs):
 - the peak resident memory of a separate process that runs the pipeline on the whole log
   (target < 200 MB for a 500 MB log).
 
-``--family corpus`` replays the whole corpus as one log: every family, each its own source, in
-the corpus's own proportions (see ``benchmarks.corpus_mix``); ``--mb`` is then the size read
-for the memory figure, across all sources.
+``--family corpus`` (the default) replays the whole corpus as one log: every family, each its
+own source, in the corpus's own proportions (see ``benchmarks.corpus_mix``); ``--mb`` is then
+the size read for the memory figure, across all sources. ``--family FAMILY`` replays one.
 
-Usage: ``python -m benchmarks.replay [--mb 500] [--family claude-transcript|corpus] [--corpus DIR]``
+Usage: ``python -m benchmarks.replay [--mb 500] [--family corpus|FAMILY] [--corpus DIR]``
 Prints figures; it is not a test.
 """
 
@@ -334,8 +334,8 @@ def measure_corpus(corpus: Path, megabytes: int, limit: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mb", type=int, default=500, help="size of the built log in MB")
-    parser.add_argument("--family", default="claude-transcript",
-                        choices=[*sorted(FAMILY_DIRS), CORPUS])
+    parser.add_argument("--family", default=CORPUS, choices=[*sorted(FAMILY_DIRS), CORPUS],
+                        help="one family's log, or the whole corpus as one log (the default)")
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--speed-lines", type=int, default=250_000,
                         help="lines of the log used for the speed comparison")
