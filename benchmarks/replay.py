@@ -162,12 +162,20 @@ def measure_speed(path: Path, family: str, limit: int) -> None:
         lines.append(line)
         if len(lines) >= limit:
             break
+    compare_with_loads(lines, lambda render: run_pipeline(lines, None, render))
+    measure_drift(lines)
+    print_stages(lines[:STAGE_LINES])
+
+
+def compare_with_loads(lines: list[bytes], replay: Callable[[bool], Counts]) -> None:
+    """Time bare ``orjson.loads`` over ``lines`` and ``replay`` of them with and without the
+    final messages, alternated, each the best of ``RUNS``; print the rates and ratios."""
     bare = whole = core = float("inf")
     result: list[Counts] = []
     for _ in range(RUNS):
         bare = min(bare, _timed(lambda: _loads_all(lines)))
-        whole = min(whole, _timed(lambda: result.append(run_pipeline(lines, None))))
-        core = min(core, _timed(lambda: run_pipeline(lines, None, render=False)))
+        whole = min(whole, _timed(lambda: result.append(replay(True))))
+        core = min(core, _timed(lambda: replay(False)))
     n, r, messages, late = result[0]
     size_mb = sum(len(line) + 1 for line in lines) / 1e6
     print(f"lines               {n:>12,}  ({size_mb:,.1f} MB, {r:,} records, "
@@ -179,8 +187,6 @@ def measure_speed(path: Path, family: str, limit: int) -> None:
     print(f"                    {bare / whole:>12.3f}  lines/s ÷ orjson.loads lines/s")
     print(f"without final msgs  {(r / core) / (n / bare):>12.3f}  records/s ÷ orjson.loads lines/s "
           f"(parse → session only: {n / core:,.0f} lines/s)")
-    measure_drift(lines)
-    print_stages(lines[:STAGE_LINES])
 
 
 STAGE_LINES = 20_000
@@ -292,26 +298,12 @@ def measure_corpus(corpus: Path, megabytes: int, limit: int) -> None:
     print(f"corpus mix (lines per copy): {mix}")
     pairs = list(itertools.islice(interleaved(logs), limit))
     lines = [line for _, line in pairs]
-    bare = whole = core = float("inf")
-    result: list[tuple[int, int, int, int]] = []
     sources = len(logs)
 
-    def replay(render: bool) -> None:
-        result.append(run_sources(pairs, sources, OPEN_SESSIONS, render))
+    def replay(render: bool) -> Counts:
+        return Counts(*run_sources(pairs, sources, OPEN_SESSIONS, render))
 
-    for _ in range(RUNS):
-        bare = min(bare, _timed(lambda: _loads_all(lines)))
-        whole = min(whole, _timed(lambda: replay(True)))
-        core = min(core, _timed(lambda: replay(False)))
-    n, r, messages, late = result[0]
-    size_mb = sum(len(line) + 1 for line in lines) / 1e6
-    print(f"lines               {n:>12,}  ({size_mb:,.1f} MB, {r:,} records, "
-          f"{messages:,} messages, {late} late records; best of {RUNS} runs)")
-    print(f"orjson.loads        {n / bare:>12,.0f} lines/s  ({size_mb / bare:,.0f} MB/s)")
-    print(f"pipeline            {n / whole:>12,.0f} lines/s  {r / whole:,.0f} records/s")
-    print(f"ratio               {(r / whole) / (n / bare):>12.3f}  records/s ÷ orjson.loads "
-          "lines/s (issue 2's)")
-    print(f"without final msgs  {(r / core) / (n / bare):>12.3f}")
+    compare_with_loads(lines, replay)
     code = (
         "from pathlib import Path;"
         "from benchmarks.corpus_mix import interleaved, run_sources;"
