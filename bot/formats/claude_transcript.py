@@ -146,9 +146,9 @@ class Parser(LineParser):
             out.append(link)
         before = len(out)
         if not self._handle(kind, obj, head, out):
-            out.append(Ignored(session, at, line, parent, subagent, kind=str(kind or "unknown")))
+            out.append(_ignored(head, str(kind or "unknown")))
         if len(out) == before and self._compaction is None:
-            out.append(Ignored(session, at, line, parent, subagent, kind="empty"))
+            out.append(_ignored(head, "empty"))
 
     def _handle(self, kind: object, obj: dict[str, Any], head: Head, out: Out) -> bool:
         """Reads a line of a type this format knows, by its ``type``; False for another type.
@@ -179,9 +179,8 @@ class Parser(LineParser):
         )
 
     def _summary(self, obj: dict[str, Any], head: Head, out: Out) -> None:
-        session, at, line, parent, subagent = head
         self._title = opt_str(obj.get("summary")) or self._title
-        out.append(Ignored(session, at, line, parent, subagent, kind="summary"))
+        out.append(_ignored(head, "summary"))
 
     # -- assistant ------------------------------------------------------------------------
 
@@ -195,20 +194,9 @@ class Parser(LineParser):
         if obj.get("isApiErrorMessage") or message.get("model") == "<synthetic>":
             text = text_of(content)
             if not obj.get("isApiErrorMessage") and text.strip() == "No response requested.":
-                out.append(Ignored(session, at, line, parent, subagent, kind="synthetic"))
+                out.append(_ignored(head, "synthetic"))
             else:
-                out.append(
-                    Notice(
-                        session,
-                        at,
-                        line,
-                        parent,
-                        subagent,
-                        kind="api_error",
-                        text=text,
-                        level="error",
-                    )
-                )
+                out.append(_notice(head, "api_error", text, "error"))
         elif subagent is not None and subagent.startswith("acompact"):  # a compaction run
             if texts(content).strip():
                 out.append(
@@ -277,9 +265,9 @@ class Parser(LineParser):
         message = obj.get("message")
         content = message.get("content") if isinstance(message, dict) else message
         if obj.get("isMeta"):
-            out.append(Ignored(session, at, line, parent, subagent, kind="meta"))
+            out.append(_ignored(head, "meta"))
         elif subagent is not None and subagent.startswith("acompact"):
-            out.append(Ignored(session, at, line, parent, subagent, kind="compact_prompt"))
+            out.append(_ignored(head, "compact_prompt"))
         elif obj.get("isCompactSummary"):
             out.append(Compaction(session, at, line, parent, subagent, summary=summary_of(message)))
         elif not isinstance(content, list):
@@ -298,18 +286,7 @@ class Parser(LineParser):
         session, at, line, parent, subagent = head
         start = text[:1]
         if start == "[" and text.startswith("[Request interrupted by user"):
-            out.append(
-                Notice(
-                    session,
-                    at,
-                    line,
-                    parent,
-                    subagent,
-                    kind="interrupted",
-                    text=text,
-                    level="warning",
-                )
-            )
+            out.append(_notice(head, "interrupted", text, "warning"))
         elif start == "<" and (command := slash_command(text)) is not None:
             out.append(UserText(session, at, line, parent, subagent, text=command))
         elif start == "<" and (output := command_output(text)) is not None:
@@ -321,7 +298,7 @@ class Parser(LineParser):
                 and isinstance(previous, str)
                 and self._rewinds.is_rewind(previous)
             ):
-                out.append(Notice(session, at, line, parent, subagent, kind="rewind", text=_REWIND))
+                out.append(_notice(head, "rewind", _REWIND))
             out.append(UserText(session, at, line, parent, subagent, text=text))
 
     def _tool_result(
@@ -373,61 +350,28 @@ class Parser(LineParser):
             out.append(_command_notice(text if said is None else said, head))
         elif subtype == "stop_hook_summary":
             if (problem := hook_problem(obj)) is None:
-                out.append(Ignored(session, at, line, parent, subagent, kind="hook"))
+                out.append(_ignored(head, "hook"))
             else:
-                out.append(
-                    Notice(
-                        session,
-                        at,
-                        line,
-                        parent,
-                        subagent,
-                        kind="hook",
-                        text=problem,
-                        level="warning",
-                    )
-                )
+                out.append(_notice(head, "hook", problem, "warning"))
         elif subtype == "tool_result" or (
             failed and self._seed_calls.is_waiting(obj.get("parentUuid"))
         ):
             self._seed_result(obj, text, failed, head, out)
         elif failed:
-            out.append(
-                Notice(
-                    session,
-                    at,
-                    line,
-                    parent,
-                    subagent,
-                    kind=str(subtype or "error"),
-                    text=text,
-                    level="error",
-                )
-            )
+            out.append(_notice(head, str(subtype or "error"), text, "error"))
         elif obj.get("isMeta") or subtype in ("meta", "turn_duration"):
-            out.append(Ignored(session, at, line, parent, subagent, kind=str(subtype or "meta")))
+            out.append(_ignored(head, str(subtype or "meta")))
         else:
             level = obj.get("level")
             level = level if level in ("error", "warning") else "info"
-            out.append(
-                Notice(
-                    session,
-                    at,
-                    line,
-                    parent,
-                    subagent,
-                    kind=str(subtype or "system"),
-                    text=text,
-                    level=level,
-                )
-            )
+            out.append(_notice(head, str(subtype or "system"), text, level))
 
     def _progress(self, obj: dict[str, Any], head: Head, out: Out) -> None:
         session, at, line, parent, subagent = head
         data = obj.get("data")
         kind = data.get("type") if isinstance(data, dict) else None
         if kind != "agent_progress" or not isinstance(data, dict):
-            out.append(Ignored(session, at, line, parent, subagent, kind=str(kind or "progress")))
+            out.append(_ignored(head, str(kind or "progress")))
             return
         before = len(out)
         call, agent = opt_str(obj.get("parentToolUseID")), opt_str(data.get("agentId"))
@@ -440,7 +384,7 @@ class Parser(LineParser):
             inner_at = to_utc(inner.get("timestamp")) or at
             self._embedded_tools(inner, message, (session, inner_at, line, call, agent), out)
         if len(out) == before:
-            out.append(Ignored(session, at, line, parent, subagent, kind="agent_progress"))
+            out.append(_ignored(head, "agent_progress"))
 
     def _embedded_tools(
         self, inner: dict[str, Any], message: dict[str, Any], head: Head, out: Out
@@ -468,11 +412,7 @@ class Parser(LineParser):
             out.append(Thinking(session, at, line, parent, subagent, text=text))
         elif subtype in ("command", "error"):
             level = "error" if subtype == "error" else "info"
-            out.append(
-                Notice(
-                    session, at, line, parent, subagent, kind=str(subtype), text=text, level=level
-                )
-            )
+            out.append(_notice(head, str(subtype), text, level))
         elif not _blank(text):
             out.append(AssistantText(session, at, line, parent, subagent, text=text))
 
@@ -488,40 +428,31 @@ class Parser(LineParser):
         )
 
     def _compact_system(self, obj: dict[str, Any], head: Head, out: Out) -> None:
-        session, at, line, parent, subagent = head
         operation = obj.get("message")
         if operation == "conversation_compacted":
             out.append(Compaction(*head))
         elif operation == "conversation_restored":
-            out.append(
-                Notice(
-                    session,
-                    at,
-                    line,
-                    parent,
-                    subagent,
-                    kind="restored",
-                    text="The conversation was restored.",
-                )
-            )
+            out.append(_notice(head, "restored", "The conversation was restored."))
         else:  # conversation_compacting, conversation_restoring
-            out.append(
-                Ignored(
-                    session, at, line, parent, subagent, kind=str(operation or "compact_system")
-                )
-            )
+            out.append(_ignored(head, str(operation or "compact_system")))
 
 
 # -- small helpers ---------------------------------------------------------------------------
 
 
 def _command_notice(text: str, head: Head) -> Record:
+    return _notice(head, "command", text) if text else _ignored(head, "command")
+
+
+def _notice(head: Head, kind: str, text: str, level: str = "info") -> Notice:
+    """A notice of the line ``head`` describes (its fields passed one by one: see ``Head``)."""
     session, at, line, parent, subagent = head
-    return (
-        Notice(session, at, line, parent, subagent, kind="command", text=text)
-        if text
-        else Ignored(session, at, line, parent, subagent, kind="command")
-    )
+    return Notice(session, at, line, parent, subagent, kind=kind, text=text, level=level)
+
+
+def _ignored(head: Head, kind: str) -> Ignored:
+    session, at, line, parent, subagent = head
+    return Ignored(session, at, line, parent, subagent, kind=kind)
 
 
 def _blank(text: str) -> bool:
