@@ -138,9 +138,14 @@ def _text_size(obj: object, limit: int, kind: str) -> int:
     if not isinstance(found, str) or found != kind:
         return -1
     text = obj.get("text")
-    if not isinstance(text, str) or not 0 < len(text) <= limit or text.isspace():
-        return -1
-    return len(text)
+    return text_size(text, limit) if isinstance(text, str) else -1
+
+
+def text_size(text: str, limit: int) -> int:
+    """The length of a text object's ``text`` when it is not empty, blank or over ``limit``;
+    else -1 (what a plainly fitting message holds)."""
+    size = len(text)
+    return size if 0 < size <= limit and not text.isspace() else -1
 
 
 def _repaired(blocks: Sequence[object]) -> list[Block]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from blocks.fit import fitted
+from blocks.fit import fitted, text_size
 from blocks.limits import (
     FIELD_TEXT_MAX,
     HEADER_TEXT_MAX,
@@ -76,7 +76,7 @@ class MessageBlocks:
 
     def section(self, mrkdwn: str) -> None:
         self.items.append(section(mrkdwn))
-        self._add_size(_text_size(mrkdwn, TEXT_OBJECT_MAX))
+        self._add_size(text_size(mrkdwn, TEXT_OBJECT_MAX))
 
     def context(self, *mrkdwn: str) -> None:
         block, size = _measured_context(mrkdwn)
@@ -90,7 +90,7 @@ class MessageBlocks:
 
     def header(self, plain: str) -> None:
         self.items.append(header(plain))
-        self._add_size(_text_size(plain, HEADER_TEXT_MAX))
+        self._add_size(text_size(plain, HEADER_TEXT_MAX))
 
     def mrkdwn_sections(self, text: str, limit: int = SECTION_LIMIT) -> None:
         for chunk in _chunks(text, limit):
@@ -104,14 +104,12 @@ class MessageBlocks:
         return fitted(self.items)
 
     def _add_size(self, size: int) -> None:
-        self.size = -1 if size < 0 or self.size < 0 else self.size + size
+        self.size = _added(self.size, size)
 
 
-def _text_size(text: str, limit: int) -> int:
-    """What `fit` measures of a text object holding ``text``: its length when it is not
-    empty, blank or over ``limit``; else -1."""
-    size = len(text)
-    return size if 0 < size <= limit and not text.isspace() else -1
+def _added(size: int, grown: int) -> int:
+    """Two measured sizes together: -1 once either is (see `MessageBlocks`)."""
+    return -1 if size < 0 or grown < 0 else size + grown
 
 
 def _measured_context(mrkdwn: tuple[str, ...]) -> tuple[Block, int]:
@@ -122,8 +120,7 @@ def _measured_context(mrkdwn: tuple[str, ...]) -> tuple[Block, int]:
     for text in mrkdwn:
         if text and len(elements) < 10:
             elements.append(_mrkdwn(text))
-            grown = _text_size(text, TEXT_OBJECT_MAX)
-            size = -1 if grown < 0 or size < 0 else size + grown
+            size = _added(size, text_size(text, TEXT_OBJECT_MAX))
     block = _CONTEXT.copy()
     block["elements"] = elements
     return block, (size if elements else -1)
@@ -136,8 +133,7 @@ def _measured_fields(pairs: list[tuple[str, str]]) -> tuple[Block, int]:
     for label, value in pairs[:10]:
         text = f"*{label}*\n{value}"[:2000]
         items.append(_mrkdwn(text))
-        grown = _text_size(text, FIELD_TEXT_MAX)
-        size = -1 if grown < 0 or size < 0 else size + grown
+        size = _added(size, text_size(text, FIELD_TEXT_MAX))
     block = _FIELDS.copy()
     block["fields"] = items
     return block, (size if items else -1)

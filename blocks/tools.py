@@ -7,7 +7,7 @@ from typing import Final
 
 from blocks.figures import TOOL_EMOJI, duration, plural
 from blocks.markdown import to_mrkdwn
-from blocks.message import Block, Message
+from blocks.message import Message
 from blocks.sections import MessageBlocks
 from blocks.text import code_block, code_span, escape_mrkdwn, one_line, safe_line, truncate_escaped
 from bot.session import Session, ToolCallState, ToolStatus
@@ -55,14 +55,9 @@ def call_line(call: ToolCallState) -> str:
     return f"{TOOL_EMOJI[status]} *{name}*{gap}{span}{dot}{duration(seconds)}{state}"
 
 
-def call_blocks(call: ToolCallState, session: Session) -> list[Block]:
-    blocks = MessageBlocks()
-    _add_call_blocks(blocks, call, session)
-    return blocks.items
-
-
 def _add_call_blocks(blocks: MessageBlocks, call: ToolCallState, session: Session) -> None:
-    """`call_blocks`, added to a message's ``blocks`` (no list of its own to make and copy)."""
+    """A call's blocks, added to its message's ``blocks``: its line (with the error, when it
+    failed) and a note of its subagent's calls and of its result."""
     text = call_line(call)
     if call.status is _ERROR and call.output.strip():
         text += "\n" + code_block(call.output, ERROR_PREVIEW)

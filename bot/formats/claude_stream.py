@@ -124,12 +124,12 @@ class Parser(LineParser):
         elif kind == "result":
             records = [_result(obj, head)]
         elif kind == "stream_event":
-            records = [Ignored(session, at, line, parent, kind=kind)]
+            records = [_ignored(head, kind)]
         else:
             records = _other_type(kind, obj, head)
         if records is None or records:
             return records
-        return [Ignored(session, at, line, parent, kind=f"empty {kind}")]
+        return [_ignored(head, f"empty {kind}")]
 
     def finish(self) -> list[Record]:
         return []
@@ -144,9 +144,7 @@ def _assistant(obj: Line, head: Head) -> list[Record] | None:
     error = obj.get("error")
     if isinstance(error, str) and error:
         text = text_of(content) or f"API error: {error}"
-        return [
-            Notice(session, at, line, parent, kind="api_error", text=_clip(text), level="error")
-        ]
+        return [_notice(head, "api_error", _clip(text), "error")]
     mid = message.get("id")
     message_id = mid if isinstance(mid, str) and mid else None
     if isinstance(content, str):
@@ -177,7 +175,7 @@ def _assistant_block(block: Line, head: Head, message_id: str | None, out: list[
         if isinstance(thought, str) and thought:
             out.append(Thinking(session, at, line, parent, text=thought))
     else:  # redacted_thinking, server tool results, blocks newer than this module
-        out.append(Ignored(session, at, line, parent, kind=str(kind)))
+        out.append(_ignored(head, str(kind)))
 
 
 def _tool_call(block: Line, head: Head, out: list[Record]) -> None:
@@ -206,7 +204,6 @@ def _tool_call(block: Line, head: Head, out: list[Record]) -> None:
 
 
 def _user(obj: Line, head: Head) -> list[Record] | None:
-    session, at, line, parent = head
     message = obj.get("message")
     if not isinstance(message, dict):
         return None
@@ -224,7 +221,7 @@ def _user(obj: Line, head: Head) -> list[Record] | None:
             elif kind == "text":
                 out.extend(_user_text(block.get("text"), obj, head))
             else:  # images, documents: the session is told nothing new
-                out.append(Ignored(session, at, line, parent, kind=str(kind)))
+                out.append(_ignored(head, str(kind)))
     return out
 
 
@@ -233,22 +230,12 @@ def _user_text(text: object, obj: Line, head: Head) -> list[Record]:
     if not isinstance(text, str) or not text or text.isspace():
         return []
     if text.startswith(_INTERRUPTED):
-        return [
-            Notice(
-                session,
-                at,
-                line,
-                parent,
-                kind="interrupted",
-                text=text.strip("[] \n"),
-                level="warning",
-            )
-        ]
+        return [_notice(head, "interrupted", text.strip("[] \n"), "warning")]
     if obj.get("isSynthetic") is True:  # the compaction summary handed back to the model
-        return [Ignored(session, at, line, parent, kind="synthetic user text")]
+        return [_ignored(head, "synthetic user text")]
     if text.startswith(_LOCAL_COMMAND):  # a slash command's own output, e.g. "Compacted"
         inner = text.removeprefix(_LOCAL_COMMAND).removesuffix("</local-command-stdout>")
-        return [Notice(session, at, line, parent, kind="local_command", text=_clip(inner.strip()))]
+        return [_notice(head, "local_command", _clip(inner.strip()))]
     return [UserText(session, at, line, parent, text=text)]
 
 
@@ -269,7 +256,6 @@ def _tool_result(block: Line, head: Head) -> ToolResult:
 
 
 def _system(obj: Line, head: Head) -> Record:
-    session, at, line, parent = head
     subtype = obj.get("subtype")
     if subtype == "init":
         return _started(obj, head)
@@ -279,9 +265,9 @@ def _system(obj: Line, head: Head) -> Record:
         return _status(obj, head)
     name = subtype if isinstance(subtype, str) and subtype else "system"
     if name in _NOISY_SUBTYPES:
-        return Ignored(session, at, line, parent, kind=name)
+        return _ignored(head, name)
     text, level = _system_text(name, obj)
-    return Notice(session, at, line, parent, kind=name, text=_clip(text), level=level)
+    return _notice(head, name, _clip(text), level)
 
 
 def _started(obj: Line, head: Head) -> SessionStarted:
@@ -311,24 +297,15 @@ def _compaction(obj: Line, head: Head) -> Compaction:
 
 def _status(obj: Line, head: Head) -> Record:
     """Compaction starting or failing and permission-mode changes; other ticks are hidden."""
-    session, at, line, parent = head
     failure = _text(obj.get("compact_error"))
     if failure:
-        return Notice(
-            session,
-            at,
-            line,
-            parent,
-            kind="status",
-            text=f"Compaction failed: {failure}",
-            level="warning",
-        )
+        return _notice(head, "status", f"Compaction failed: {failure}", "warning")
     if obj.get("status") == "compacting":
-        return Notice(session, at, line, parent, kind="status", text="Compacting the conversation")
+        return _notice(head, "status", "Compacting the conversation")
     mode = _text(obj.get("permissionMode"))
     if mode:
-        return Notice(session, at, line, parent, kind="status", text=f"Permission mode: {mode}")
-    return Ignored(session, at, line, parent, kind="status")
+        return _notice(head, "status", f"Permission mode: {mode}")
+    return _ignored(head, "status")
 
 
 def _system_text(name: str, obj: Line) -> tuple[str, str]:
@@ -402,31 +379,20 @@ def _denials(value: object) -> tuple[PermissionDenial, ...]:
 def _other_type(kind: str, obj: Line, head: Head) -> list[Record] | None:
     """Permission prompts and rate-limit warnings; plumbing is hidden. Another type is a notice
     when the line names its session, else not this format."""
-    session, at, line, parent = head
     request = obj.get("request")
     if isinstance(request, dict) and request.get("subtype") == "can_use_tool":
         tool = _text(request.get("tool_name")) or "a tool"
         detail = _input_summary(request.get("input"))
         text = f"Waiting for permission to use {tool}" + (f": {detail}" if detail else "")
-        return [
-            Notice(
-                session,
-                at,
-                line,
-                parent,
-                kind="permission_request",
-                text=_clip(text),
-                level="warning",
-            )
-        ]
+        return [_notice(head, "permission_request", _clip(text), "warning")]
     limits = obj.get("rate_limit_info")
     allowed = isinstance(limits, dict) and limits.get("status") == "allowed"
     if allowed or kind in _QUIET_TYPES:
-        return [Ignored(session, at, line, parent, kind=kind)]
+        return [_ignored(head, kind)]
     if "session_id" not in obj:
         return None
     level = "warning" if limits is not None else _level_of(kind)
-    return [Notice(session, at, line, parent, kind=kind, text=_summary(kind, obj), level=level)]
+    return [_notice(head, kind, _summary(kind, obj), level)]
 
 
 def _dict(value: object) -> Line:
@@ -472,3 +438,14 @@ def _is_plain(value: object) -> bool:
 
 def _level_of(name: str) -> str:
     return "warning" if ("error" in name or "fail" in name or "retry" in name) else "info"
+
+
+def _notice(head: Head, kind: str, text: str, level: str = "info") -> Notice:
+    """A notice of the line ``head`` describes (its fields passed one by one: see ``Head``)."""
+    session, at, line, parent = head
+    return Notice(session, at, line, parent, kind=kind, text=text, level=level)
+
+
+def _ignored(head: Head, kind: str) -> Ignored:
+    session, at, line, parent = head
+    return Ignored(session, at, line, parent, kind=kind)
