@@ -13,6 +13,7 @@ from bot.cli import main
 from bot.preview import build_preview, preview_document
 from bot.session import SessionSettings, Verbosity
 from tests.conftest import CORPUS_MISSING, FIXTURES, corpus_file, corpus_files
+from tests.unread import corpus_cases
 
 ALL_FILES = corpus_files()
 needs_corpus = pytest.mark.skipif(not ALL_FILES, reason=CORPUS_MISSING)
@@ -24,7 +25,7 @@ def _ids(paths: list[Path]) -> list[str]:
 
 @needs_corpus
 @pytest.mark.parametrize("verbosity", list(Verbosity))
-@pytest.mark.parametrize("path", ALL_FILES, ids=_ids(ALL_FILES))
+@pytest.mark.parametrize("path", corpus_cases(ALL_FILES, "limits"))
 def test_every_message_of_every_corpus_file_is_within_slacks_limits(
     path: Path, verbosity: Verbosity
 ) -> None:
@@ -36,7 +37,7 @@ def test_every_message_of_every_corpus_file_is_within_slacks_limits(
 
 
 @needs_corpus
-@pytest.mark.parametrize("path", ALL_FILES, ids=_ids(ALL_FILES))
+@pytest.mark.parametrize("path", corpus_cases(ALL_FILES, "unparsed"))
 def test_every_corpus_file_previews_with_no_unparsed_line(path: Path) -> None:
     document = preview_document(build_preview([path]))
     assert document["stats"]["unparsed"] == 0

@@ -20,6 +20,7 @@ from bot.sources.follow import FileFollower
 from bot.sources.source import Source
 from tests.conftest import CORPUS_MISSING, FakeClock, corpus_files
 from tests.scenarios.channel import seen
+from tests.unread import corpus_cases
 
 TOKEN = "xoxb-scenario"
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
@@ -61,7 +62,7 @@ def wanted(follower: Follower) -> list[list[tuple[str, Any]]]:
 
 
 @needs_corpus
-@pytest.mark.parametrize("path", JSON_LINES, ids=[p.name for p in JSON_LINES])
+@pytest.mark.parametrize("path", corpus_cases(JSON_LINES, "thread"))
 def test_every_corpus_file_ends_as_one_current_thread_per_session(
     path: Path, slack: LocalSlack, clock: FakeClock
 ) -> None:
@@ -77,7 +78,7 @@ FAULTY = [p for p in JSON_LINES if p.stat().st_size < 200_000][:8]
 
 
 @needs_corpus
-@pytest.mark.parametrize("path", FAULTY, ids=[p.name for p in FAULTY])
+@pytest.mark.parametrize("path", corpus_cases(FAULTY, "faults"))
 def test_with_faults_the_final_channel_is_the_same_and_nothing_is_posted_twice(
     path: Path, clock: FakeClock
 ) -> None:
