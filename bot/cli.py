@@ -14,7 +14,7 @@ import orjson
 from bot import __version__, commands
 from bot.build import description
 from bot.config import Settings, load_settings
-from bot.errors import SlacktailError
+from bot.errors import FormatError, SlacktailError
 from bot.formats import FAMILIES
 from bot.logs import LEVELS, EventLog, with_logging
 from bot.preview import build_preview, preview_document, preview_text
@@ -115,6 +115,12 @@ def _preview(args: argparse.Namespace) -> int:
         sys.stdout.buffer.write(b"\n")
     else:
         sys.stdout.write(preview_text(preview) + "\n")
+    for said in preview.not_understood:
+        print(f"slacktail: {said}", file=sys.stderr)
+    if preview.read == 0:  # nothing at all could be read: say so with a failing exit
+        if not preview.not_understood:
+            print("slacktail: nothing to read: the input is empty", file=sys.stderr)
+        return FormatError.exit_code
     return 0
 
 

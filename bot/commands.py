@@ -16,7 +16,7 @@ from types import FrameType
 from bot.checkpoints import Checkpoints, CoreState, Restored
 from bot.config import SLACK_API_URL, Settings
 from bot.delivery import Delivery, Pacing, SlackApi
-from bot.errors import UsageError
+from bot.errors import FormatError, UsageError
 from bot.follower import Follower
 from bot.health import HealthServer, Heartbeat
 from bot.localslack import LocalSlack
@@ -27,7 +27,7 @@ from bot.sources.command import AgentCommand
 from bot.sources.folder import FolderWatch
 from bot.sources.source import Source
 from bot.store import Store, default_state_dir
-from bot.targets import check_target, job_of, target_for
+from bot.targets import Target, check_target, job_of, target_for
 
 LOCAL_CHANNEL = "agents"
 
@@ -117,7 +117,16 @@ def follow(settings: Settings, path: str, *, once: bool, log: EventLog) -> int:
             target.clean_up()
         finally:
             target.close()
+    if once and follower.nothing_read:
+        if follower.not_understood:  # each source's line is said already
+            return FormatError.exit_code
+        raise FormatError(f"{path}: nothing to read (no log lines{_looked_for(target)})")
     return 0
+
+
+def _looked_for(target: Target) -> str:
+    folder = target.folder
+    return "" if folder is None else f"; looked for {folder.pattern_text}"
 
 
 def run(settings: Settings, argv: Sequence[str], *, log: EventLog) -> int:

@@ -10,6 +10,7 @@ slot, whichever comes first.
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -26,9 +27,9 @@ from bot.formats.reader import SourceReader
 from bot.health import Heartbeat
 from bot.logs import EventLog
 from bot.metrics import report_of
-from bot.preview import REPORTS_RESULT
+from bot.preview import expected_results
 from bot.progress import ProgressBar
-from bot.records import Record, Unparsed
+from bot.records import Origin, Record, Unparsed
 from bot.redaction import Redactor, redact_record
 from bot.session import SessionBook, SessionSettings, SessionStatus
 from bot.sources.folder import FolderWatch
@@ -94,6 +95,7 @@ class Follower:
         self._retired_at = self.clock()
         self.turned_at = self.clock()  # when the loop last turned (health: it is not stuck)
         self.stopped: str | None = None  # why delivery stopped (a revoked token...), if it did
+        self.not_understood: list[str] = []  # a line for each source of which nothing was read
         for source in sources:
             self.add_source(source)
 
@@ -128,7 +130,25 @@ class Follower:
                 self._finished.add(source.name)
                 self._unsaved = True
                 self._apply(reader, reader.finish(), now)
+            if items or source.closed:
+                self._say_if_not_understood(reader)
         return read
+
+    def _say_if_not_understood(self, reader: SourceReader) -> None:
+        """A source of which nothing can be read is said once, on stderr and in the log."""
+        said = reader.not_understood()
+        if said is None:
+            return
+        self.not_understood.append(said)
+        self.log.event("not_understood", source=reader.source, first_line=reader.first_line)
+        print(f"slacktail: {said}", file=sys.stderr)
+
+    @property
+    def nothing_read(self) -> bool:
+        """Not one record could be read, and no session was restored: the input is empty or
+        not a log slacktail reads."""
+        counts = self.counts
+        return counts.records == counts.unparsed and not self.book.sessions and not self._archived
 
     def _records(self, reader: SourceReader, item: Line | LongLine | Truncated) -> list[Record]:
         if isinstance(item, Line):
@@ -140,7 +160,7 @@ class Follower:
             self.counts.long_lines += 1
             self.log.event("long_line", source=reader.source, line=item.number, bytes=item.size)
             reason = f"line of {item.size:,} bytes, over the limit"
-            return [Unparsed("", None, item.number, reason=reason)]
+            return [Unparsed(Origin("", None, item.number), reason=reason)]
         name = "rotated" if isinstance(item, Rotated) else "truncated"
         self.log.event(name, source=reader.source, at=item.offset, size=item.size)
         return []
@@ -232,7 +252,7 @@ class Follower:
         if self.progress is not None:
             self.progress.close()
         if end_sessions:
-            self.book.close({sid: fam in REPORTS_RESULT for sid, fam in self._families.items()})
+            self.book.close(expected_results(self._families))
             self._touched.update(self.book.sessions)
             self._unsaved = True
         self.render(force=True)

@@ -15,15 +15,12 @@ from typing import Any
 
 from blocks.message import Message
 from blocks.thread import thread_messages
+from bot.formats import FAMILIES
 from bot.formats.reader import SourceReader
 from bot.progress import ProgressBar
 from bot.redaction import Redactor, redact_record, redact_value
 from bot.session import Session, SessionBook, SessionSettings
 from bot.sources.files import read_bytes, split_lines
-
-# Formats that report a session's end; a session of any other format has an unknown outcome
-# when its log simply stops.
-REPORTS_RESULT = frozenset({"claude-stream-json", "agno"})
 
 
 @dataclass
@@ -33,6 +30,12 @@ class Preview:
     records: int = 0
     unparsed: int = 0
     redactor: Redactor = field(default_factory=Redactor)
+    not_understood: list[str] = field(default_factory=list)  # a line for each such source
+
+    @property
+    def read(self) -> int:
+        """Records made of lines that were understood."""
+        return self.records - self.unparsed
 
     def sessions(self) -> list[Session]:
         return list(self.book.sessions.values())
@@ -60,10 +63,20 @@ def build_preview(
         progress.close()
         preview.records += reader.stats.records
         preview.unparsed += reader.stats.unparsed
-    preview.book.close(
-        {sid: fam in REPORTS_RESULT for sid, fam in preview.families.items()}
-    )
+        said = reader.not_understood()
+        if said is not None:
+            preview.not_understood.append(said)
+    preview.book.close(expected_results(preview.families))
     return preview
+
+
+def expected_results(families: dict[str, str]) -> dict[str, bool]:
+    """Per session id, whether its family reports a session's end (with a result record);
+    a session of any other family has an unknown outcome when its log simply stops."""
+    return {
+        session_id: family in FAMILIES and FAMILIES[family].reports_result
+        for session_id, family in families.items()
+    }
 
 
 def _apply(preview: Preview, reader: SourceReader, records: list[Any]) -> None:

@@ -11,7 +11,8 @@ ones ``dataclass`` would generate, so ``dataclasses.replace`` and keyword calls 
 Each format module maps its lines into these small frozen types; nothing downstream of
 ``bot.formats`` knows which format a record came from.
 
-Common fields (on every record):
+Every record has an ``origin`` (an ``Origin``, built once per line and shared by the records
+made from it), and reads these through it:
 
 - ``session_id``: the agent session the record belongs to.
 - ``timestamp``: when it happened, as an aware UTC datetime, or ``None`` when the line has none.
@@ -41,7 +42,10 @@ class ResultStatus(StrEnum):
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 @dataclass(slots=True, init=False)
-class Record:
+class Origin:
+    """Where a record comes from: its session, its time, its line, and the subagent (if any)
+    that produced it. A format builds one per line and makes that line's records from it."""
+
     session_id: str
     timestamp: datetime | None
     line: int
@@ -65,6 +69,38 @@ class Record:
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 @dataclass(slots=True, init=False)
+class Record:
+    """What every record has: its ``origin`` (read through ``session_id``, ``timestamp``,
+    ``line``, ``parent_call`` and ``subagent``)."""
+
+    origin: Origin
+
+    def __init__(self, origin: Origin) -> None:
+        self.origin = origin
+
+    @property
+    def session_id(self) -> str:
+        return self.origin.session_id
+
+    @property
+    def timestamp(self) -> datetime | None:
+        return self.origin.timestamp
+
+    @property
+    def line(self) -> int:
+        return self.origin.line
+
+    @property
+    def parent_call(self) -> str | None:
+        return self.origin.parent_call
+
+    @property
+    def subagent(self) -> str | None:
+        return self.origin.subagent
+
+
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
+@dataclass(slots=True, init=False)
 class SessionStarted(Record):
     """A session begins (Claude ``system/init``, Agno ``RunStarted``, a transcript's first line)."""
 
@@ -77,11 +113,7 @@ class SessionStarted(Record):
 
     def __init__(
         self,
-        session_id: str,
-        timestamp: datetime | None,
-        line: int,
-        parent_call: str | None = None,
-        subagent: str | None = None,
+        origin: Origin,
         agent: str = "",
         model: str | None = None,
         cwd: str | None = None,
@@ -89,7 +121,7 @@ class SessionStarted(Record):
         tools: tuple[str, ...] = (),
         title: str | None = None,
     ) -> None:
-        Record.__init__(self, session_id, timestamp, line, parent_call, subagent)
+        Record.__init__(self, origin)
         self.agent = agent
         self.model = model
         self.cwd = cwd
@@ -105,14 +137,10 @@ class UserText(Record):
 
     def __init__(
         self,
-        session_id: str,
-        timestamp: datetime | None,
-        line: int,
-        parent_call: str | None = None,
-        subagent: str | None = None,
+        origin: Origin,
         text: str = "",
     ) -> None:
-        Record.__init__(self, session_id, timestamp, line, parent_call, subagent)
+        Record.__init__(self, origin)
         self.text = text
 
 
@@ -127,16 +155,12 @@ class AssistantText(Record):
 
     def __init__(
         self,
-        session_id: str,
-        timestamp: datetime | None,
-        line: int,
-        parent_call: str | None = None,
-        subagent: str | None = None,
+        origin: Origin,
         text: str = "",
         delta: bool = False,
         message_id: str | None = None,
     ) -> None:
-        Record.__init__(self, session_id, timestamp, line, parent_call, subagent)
+        Record.__init__(self, origin)
         self.text = text
         self.delta = delta
         self.message_id = message_id
@@ -149,14 +173,10 @@ class Thinking(Record):
 
     def __init__(
         self,
-        session_id: str,
-        timestamp: datetime | None,
-        line: int,
-        parent_call: str | None = None,
-        subagent: str | None = None,
+        origin: Origin,
         text: str = "",
     ) -> None:
-        Record.__init__(self, session_id, timestamp, line, parent_call, subagent)
+        Record.__init__(self, origin)
         self.text = text
 
 
@@ -173,17 +193,13 @@ class ToolCall(Record):
 
     def __init__(
         self,
-        session_id: str,
-        timestamp: datetime | None,
-        line: int,
-        parent_call: str | None = None,
-        subagent: str | None = None,
+        origin: Origin,
         call_id: str = "",
         name: str = "",
         input: Mapping[str, Any] | None = None,
         raw_input: str | None = None,
     ) -> None:
-        Record.__init__(self, session_id, timestamp, line, parent_call, subagent)
+        Record.__init__(self, origin)
         self.call_id = call_id
         self.name = name
         self.input = {} if input is None else input
@@ -203,18 +219,14 @@ class ToolResult(Record):
 
     def __init__(
         self,
-        session_id: str,
-        timestamp: datetime | None,
-        line: int,
-        parent_call: str | None = None,
-        subagent: str | None = None,
+        origin: Origin,
         call_id: str = "",
         output: str = "",
         is_error: bool = False,
         interrupted: bool = False,
         name: str | None = None,
     ) -> None:
-        Record.__init__(self, session_id, timestamp, line, parent_call, subagent)
+        Record.__init__(self, origin)
         self.call_id = call_id
         self.output = output
         self.is_error = is_error
@@ -255,15 +267,11 @@ class TodoUpdate(Record):
 
     def __init__(
         self,
-        session_id: str,
-        timestamp: datetime | None,
-        line: int,
-        parent_call: str | None = None,
-        subagent: str | None = None,
+        origin: Origin,
         todos: tuple[Todo, ...] = (),
         call_id: str | None = None,
     ) -> None:
-        Record.__init__(self, session_id, timestamp, line, parent_call, subagent)
+        Record.__init__(self, origin)
         self.todos = todos
         self.call_id = call_id
 
@@ -282,16 +290,12 @@ class Delegation(Record):
 
     def __init__(
         self,
-        session_id: str,
-        timestamp: datetime | None,
-        line: int,
-        parent_call: str | None = None,
-        subagent: str | None = None,
+        origin: Origin,
         call_id: str = "",
         member: str = "",
         task: str = "",
     ) -> None:
-        Record.__init__(self, session_id, timestamp, line, parent_call, subagent)
+        Record.__init__(self, origin)
         self.call_id = call_id
         self.member = member
         self.task = task
@@ -308,15 +312,11 @@ class SubagentLink(Record):
 
     def __init__(
         self,
-        session_id: str,
-        timestamp: datetime | None,
-        line: int,
-        parent_call: str | None = None,
-        subagent: str | None = None,
+        origin: Origin,
         agent_id: str = "",
         call_id: str = "",
     ) -> None:
-        Record.__init__(self, session_id, timestamp, line, parent_call, subagent)
+        Record.__init__(self, origin)
         self.agent_id = agent_id
         self.call_id = call_id
 
@@ -330,16 +330,12 @@ class Compaction(Record):
 
     def __init__(
         self,
-        session_id: str,
-        timestamp: datetime | None,
-        line: int,
-        parent_call: str | None = None,
-        subagent: str | None = None,
+        origin: Origin,
         trigger: str | None = None,
         pre_tokens: int | None = None,
         summary: str | None = None,
     ) -> None:
-        Record.__init__(self, session_id, timestamp, line, parent_call, subagent)
+        Record.__init__(self, origin)
         self.trigger = trigger
         self.pre_tokens = pre_tokens
         self.summary = summary
@@ -357,16 +353,12 @@ class Notice(Record):
 
     def __init__(
         self,
-        session_id: str,
-        timestamp: datetime | None,
-        line: int,
-        parent_call: str | None = None,
-        subagent: str | None = None,
+        origin: Origin,
         kind: str = "",
         text: str = "",
         level: str = "info",
     ) -> None:
-        Record.__init__(self, session_id, timestamp, line, parent_call, subagent)
+        Record.__init__(self, origin)
         self.kind = kind
         self.text = text
         self.level = level
@@ -404,11 +396,7 @@ class SessionResult(Record):
 
     def __init__(
         self,
-        session_id: str,
-        timestamp: datetime | None,
-        line: int,
-        parent_call: str | None = None,
-        subagent: str | None = None,
+        origin: Origin,
         status: ResultStatus = ResultStatus.SUCCEEDED,
         subtype: str | None = None,
         text: str | None = None,
@@ -425,7 +413,7 @@ class SessionResult(Record):
         permission_denials: tuple[PermissionDenial, ...] = (),
         errors: tuple[str, ...] = (),
     ) -> None:
-        Record.__init__(self, session_id, timestamp, line, parent_call, subagent)
+        Record.__init__(self, origin)
         self.status = status
         self.subtype = subtype
         self.text = text
@@ -454,14 +442,10 @@ class Ignored(Record):
 
     def __init__(
         self,
-        session_id: str,
-        timestamp: datetime | None,
-        line: int,
-        parent_call: str | None = None,
-        subagent: str | None = None,
+        origin: Origin,
         kind: str = "",
     ) -> None:
-        Record.__init__(self, session_id, timestamp, line, parent_call, subagent)
+        Record.__init__(self, origin)
         self.kind = kind
 
 
@@ -475,15 +459,11 @@ class Unparsed(Record):
 
     def __init__(
         self,
-        session_id: str,
-        timestamp: datetime | None,
-        line: int,
-        parent_call: str | None = None,
-        subagent: str | None = None,
+        origin: Origin,
         reason: str = "",
         excerpt: str = "",
     ) -> None:
-        Record.__init__(self, session_id, timestamp, line, parent_call, subagent)
+        Record.__init__(self, origin)
         self.reason = reason
         self.excerpt = excerpt
 

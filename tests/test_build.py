@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.build import compiled, description, stale_modules
-from bot.records import SessionResult, Todo, TodoUpdate
+from bot.records import Origin, SessionResult, Todo, TodoUpdate
 from bot.session import SessionBook
 
 SUFFIX = ".cpython-311-x86_64-linux-gnu.so"
@@ -52,10 +52,10 @@ def test_the_version_says_whether_the_core_is_compiled() -> None:
 
 
 def test_records_and_sessions_pickle_and_come_back_equal() -> None:
-    todos = TodoUpdate("s", None, 1, todos=(Todo("write", "completed", "Writing"),))
+    todos = TodoUpdate(Origin("s", None, 1), todos=(Todo("write", "completed", "Writing"),))
     book = SessionBook()
     book.apply(todos)
-    book.apply(SessionResult("s", None, 2))
+    book.apply(SessionResult(Origin("s", None, 2)))
     again = pickle.loads(pickle.dumps(book))
     assert pickle.loads(pickle.dumps(todos)) == todos
     assert again.sessions["s"].todos == book.sessions["s"].todos

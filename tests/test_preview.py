@@ -138,14 +138,18 @@ def test_a_folder_given_as_a_file_is_a_one_line_error_and_exit_2(
     assert "is a directory" in capsys.readouterr().err
 
 
-def test_a_file_of_garbage_previews_as_nothing_with_its_lines_counted(
+def test_a_file_of_garbage_previews_as_nothing_says_so_in_one_line_and_fails(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     log = tmp_path / "junk.log"
     log.write_bytes(b"not json\n{\"unknown\": 1}\n\xff\xfe\n")
-    assert main(["preview", "--json", str(log)]) == 0
-    document = orjson.loads(capsys.readouterr().out)
+    assert main(["preview", "--json", str(log)]) == 2
+    out, err = capsys.readouterr()
+    document = orjson.loads(out)
     assert document == {"sessions": [], "stats": {"records": 3, "unparsed": 3, "hidden": 0}}
+    assert err.count("\n") == 1
+    assert f"{log}: not a log slacktail reads (its first line: not JSON: \"not json\")" in err
+    assert "--format, one of: claude-stream-json, claude-transcript" in err
 
 
 def test_mentions_in_agent_text_show_as_literal_text() -> None:

@@ -1,48 +1,38 @@
 """Log formats: one module per family, each mapping parsed JSON lines into ``bot.records``.
 
-A format module provides:
-
-- ``FAMILY``: its name, as ``--format`` takes it;
-- ``detect(obj) -> bool``: whether one parsed JSON value (a line, or a whole document) is
-  unmistakably of this family;
-- ``Parser(source)``: a per-source parser (it may keep state across lines, e.g. the current
-  session id, pending deltas, which run belongs to which delegation), whose
-  ``parse(obj, line) -> list[Record] | None`` maps one value into records (``None`` means "not
-  mine": the reader counts it as unparsed) and ``finish() -> list[Record]`` flushes at end of input.
+Each format module registers one ``LogFormat`` value, ``FORMAT`` (see ``log_format.py``): its
+name, its agent, its detector, its parser, whether it reports a session's result. Its parser is
+a per-source ``LineParser`` (it may keep state across lines: the current session id, pending
+deltas, which run belongs to which delegation) whose ``parse(obj, line)`` maps one value into
+records (``None`` means "not mine": the reader counts it as unparsed) and ``finish()`` flushes
+at end of input. Each line's records are made from one ``Origin`` built for it.
 
 Parsers are pure: no I/O, no clock.
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol
-
 from bot.formats import agno, backend, claude_stream, claude_transcript, openai_messages
-from bot.records import Record
+from bot.formats.log_format import LogFormat, Parser
+
+# Detection order. Detectors are exclusive (a test checks every corpus value against every
+# family), so the order only decides which of two formats is tried first.
+FORMATS: tuple[LogFormat, ...] = (
+    claude_stream.FORMAT,
+    claude_transcript.FORMAT,
+    agno.FORMAT,
+    backend.FORMAT,
+    openai_messages.FORMAT,
+)
+FAMILIES: dict[str, LogFormat] = {log_format.name: log_format for log_format in FORMATS}
 
 
-class Parser(Protocol):
-    def parse(self, obj: Any, line: int) -> list[Record] | None: ...
-
-    def finish(self) -> list[Record]: ...
-
-
-class FormatModule(Protocol):
-    FAMILY: str
-
-    def detect(self, obj: object) -> bool: ...
-
-    def Parser(self, source: str) -> Parser: ...  # noqa: N802 - the module's class
-
-
-# Detection order: the most specific families first.
-FORMATS: tuple[Any, ...] = (claude_stream, claude_transcript, agno, backend, openai_messages)
-FAMILIES: dict[str, Any] = {module.FAMILY: module for module in FORMATS}
-
-
-def detect_family(obj: object) -> Any | None:
-    """The first format module that claims ``obj``, or ``None``."""
-    for module in FORMATS:
-        if module.detect(obj):
-            return module
+def detect_family(obj: object) -> LogFormat | None:
+    """The format that claims ``obj``, or ``None``."""
+    for log_format in FORMATS:
+        if log_format.detect(obj):
+            return log_format
     return None
+
+
+__all__ = ["FAMILIES", "FORMATS", "LogFormat", "Parser", "detect_family"]

@@ -18,12 +18,14 @@ from mypy_extensions import mypyc_attr
 from bot.formats import agno_runs
 from bot.formats.agno_runs import ALL_MEMBERS, Run, RunBook
 from bot.formats.common import loads_maybe, text_of, to_utc
+from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
 from bot.records import (
     AssistantText,
     Delegation,
     Ignored,
     Notice,
+    Origin,
     Record,
     SessionStarted,
     SubagentLink,
@@ -111,7 +113,7 @@ class Parser(LineParser):
             if "run_id" not in obj and "session_id" not in obj:
                 return None
             session = str(obj.get("session_id") or self._session)
-            return [Ignored(session, self._at(obj), line, kind="other_event")]
+            return [Ignored(Origin(session, self._at(obj), line), kind="other_event")]
         if kind == "RunStarted":
             return self._started(obj, line)
         run_id = obj.get("run_id")
@@ -128,7 +130,7 @@ class Parser(LineParser):
             out.extend(handled)
             return out
         at = self._at(obj)
-        out.append(Ignored(run.session_id, at, line, run.parent_call, run.subagent, _HIDDEN[kind]))
+        out.append(Ignored(run.origin(at, line), _HIDDEN[kind]))
         return out
 
     def _handle(self, kind: str, event: dict[str, Any], line: int, run: Run) -> list[Record] | None:
@@ -177,7 +179,7 @@ class Parser(LineParser):
     # and went through the interpreted call protocol.
     def _ignored(self, run: Run, event: dict[str, Any], line: int, kind: str) -> Ignored:
         """An ``Ignored`` record of ``run``'s, at ``event``'s time."""
-        return Ignored(run.session_id, self._at(event), line, run.parent_call, run.subagent, kind)
+        return Ignored(run.origin(self._at(event), line), kind)
 
     def _started(self, event: dict[str, Any], line: int) -> list[Record]:
         run, out = self._open(event, line)
@@ -190,7 +192,9 @@ class Parser(LineParser):
                 agent = "Agno agent " + str(event.get("agent_name") or event.get("agent_id") or "")
             at = self._at(event)
             start = SessionStarted(
-                run.session_id, at, line, run.parent_call, run.subagent, agent.strip(), run.model
+                run.origin(at, line),
+                agent.strip(),
+                run.model,
             )
             out.append(start)
         return out
@@ -202,8 +206,9 @@ class Parser(LineParser):
             return run, []
         assert run.parent_call is not None  # a parent is given only with the call found in it
         link = SubagentLink(
-            parent.session_id, self._at(event), line, parent.parent_call, parent.subagent,
-            agent_id=run.subagent or run.run_id, call_id=run.parent_call,
+            parent.origin(self._at(event), line),
+            agent_id=run.subagent or run.run_id,
+            call_id=run.parent_call,
         )  # fmt: skip
         return run, [link]
 
@@ -220,7 +225,10 @@ class Parser(LineParser):
         text = content if type(content) is str else text_of(content)
         at = self._at(event)  # the hottest line of all: built positionally, in a list of one
         said = AssistantText(
-            run.session_id, at, line, run.parent_call, run.subagent, text, True, run.run_id
+            run.origin(at, line),
+            text,
+            True,
+            run.run_id,
         )
         if run.thinking:
             return [self._flush_thinking(run), said]
@@ -240,7 +248,7 @@ class Parser(LineParser):
     def _flush_thinking(self, run: Run) -> Thinking:
         text, run.thinking = "".join(run.thinking), []
         at, line = run.thinking_at
-        return Thinking(run.session_id, at, line, run.parent_call, run.subagent, text=text)
+        return Thinking(run.origin(at, line), text=text)
 
     def _reasoning_step(self, event: dict[str, Any], line: int, run: Run) -> list[Record]:
         text = event.get("reasoning_content") or _step_text(event.get("content"))
@@ -249,7 +257,8 @@ class Parser(LineParser):
         run.thought = True
         return [
             Thinking(
-                run.session_id, self._at(event), line, run.parent_call, run.subagent, text=str(text)
+                run.origin(self._at(event), line),
+                text=str(text),
             )
         ]
 
@@ -262,22 +271,14 @@ class Parser(LineParser):
         if reasoning and type(reasoning) is str and not run.thought:
             out.append(
                 Thinking(
-                    run.session_id,
-                    self._at(event),
-                    line,
-                    run.parent_call,
-                    run.subagent,
+                    run.origin(self._at(event), line),
                     text=reasoning,
                 )
             )
         text = text_of(event.get("content"))
         if text and not run.streamed:
             message = AssistantText(
-                run.session_id,
-                self._at(event),
-                line,
-                run.parent_call,
-                run.subagent,
+                run.origin(self._at(event), line),
                 text=text,
                 message_id=run.run_id,
             )
@@ -318,11 +319,7 @@ class Parser(LineParser):
         self, event: dict[str, Any], line: int, run: Run, kind: str, text: str, level: str
     ) -> Notice:
         return Notice(
-            run.session_id,
-            self._at(event),
-            line,
-            run.parent_call,
-            run.subagent,
+            run.origin(self._at(event), line),
             kind=kind,
             text=text,
             level=level,
@@ -344,11 +341,7 @@ class Parser(LineParser):
             self.book.delegate(call_id, member, run.run_id, tool.get("child_run_id"))
             return [
                 Delegation(
-                    run.session_id,
-                    self._at(event),
-                    line,
-                    run.parent_call,
-                    run.subagent,
+                    run.origin(self._at(event), line),
                     call_id=call_id,
                     member=member,
                     task=text_of(task),
@@ -357,11 +350,7 @@ class Parser(LineParser):
         if type(args) is dict:
             return [
                 ToolCall(
-                    run.session_id,
-                    self._at(event),
-                    line,
-                    run.parent_call,
-                    run.subagent,
+                    run.origin(self._at(event), line),
                     call_id=call_id,
                     name=name,
                     input=args,
@@ -370,11 +359,7 @@ class Parser(LineParser):
         raw = None if args is None else text_of(args)
         return [
             ToolCall(
-                run.session_id,
-                self._at(event),
-                line,
-                run.parent_call,
-                run.subagent,
+                run.origin(self._at(event), line),
                 call_id=call_id,
                 name=name,
                 raw_input=raw,
@@ -393,11 +378,7 @@ class Parser(LineParser):
         failed = tool.get("tool_call_error") is True
         run.failed_call = call_id if failed else None
         result = ToolResult(
-            run.session_id,
-            self._at(event),
-            line,
-            run.parent_call,
-            run.subagent,
+            run.origin(self._at(event), line),
             call_id,
             output,
             is_error=failed,
@@ -417,11 +398,7 @@ class Parser(LineParser):
         self.book.delegation_done(call_id, None)
         output = text_of(event.get("error") or tool.get("result")) or "tool call failed"
         result = ToolResult(
-            run.session_id,
-            self._at(event),
-            line,
-            run.parent_call,
-            run.subagent,
+            run.origin(self._at(event), line),
             call_id,
             output,
             is_error=True,
@@ -441,3 +418,13 @@ def _step_text(step: object) -> str:
         return text_of(step)
     parts = (step.get("title"), step.get("reasoning"), step.get("action"), step.get("result"))
     return "\n".join(str(part) for part in parts if part)
+
+
+FORMAT: Final[LogFormat] = LogFormat(
+    name=FAMILY,
+    agent="Agno",
+    detect=detect,
+    parser=Parser,
+    reports_result=True,
+    produced_by="Agno runs: streamed events (`stream_events=True`), stored runs, a session's runs",
+)

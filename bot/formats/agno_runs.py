@@ -27,7 +27,7 @@ from typing import Any, Final, Protocol
 from mypy_extensions import mypyc_attr
 
 from bot.formats.common import V, as_float, as_int, remember, text_of, to_utc
-from bot.records import Record, ResultStatus, SessionResult, UserText
+from bot.records import Origin, Record, ResultStatus, SessionResult, UserText
 
 ALL_MEMBERS = "all members"
 _MAX_OPEN: Final = 4096  # open runs, delegations and links kept; beyond this the oldest go
@@ -62,6 +62,10 @@ class Run:
         self.failed_call: str | None = None  # its ToolCallError, which comes next, repeats it
         self.unnamed: list[tuple[str, str]] = []  # open tool calls the log gave no id: (name, id)
         self.unnamed_count = 0
+
+    def origin(self, at: datetime | None, line: int) -> Origin:
+        """Where this run's records of one event come from."""
+        return Origin(self.session_id, at, line, self.parent_call, self.subagent)
 
     def unnamed_call(self, tool_name: str, started: bool) -> str:
         """An id for a tool call that has none in the log (seed 003's shape): made at its start,
@@ -286,7 +290,7 @@ class _Walk:
         text = _input_text(run)
         if text:
             at = to_utc(run.get("created_at"))
-            self.out.append(UserText(opened.session_id, at, self.line, text=text))
+            self.out.append(UserText(Origin(opened.session_id, at, self.line), text=text))
 
 
 def _kind(event: dict[str, Any]) -> str:
@@ -325,7 +329,7 @@ def success(
         metrics = {}
     duration = as_float(metrics.get("duration"))
     return SessionResult(
-        run.session_id, at, line, run.parent_call, run.subagent,
+        run.origin(at, line),
         status=ResultStatus.SUCCEEDED,
         text=text or None,
         duration_ms=None if duration is None else int(duration * 1000),
@@ -343,8 +347,11 @@ def failure(
 ) -> SessionResult:
     """A top-level run's failed ``SessionResult``."""
     return SessionResult(
-        run.session_id, at, line, run.parent_call, run.subagent,
-        status=ResultStatus.FAILED, subtype=subtype, error=error, errors=(error,),
+        run.origin(at, line),
+        status=ResultStatus.FAILED,
+        subtype=subtype,
+        error=error,
+        errors=(error,),
     )  # fmt: skip
 
 

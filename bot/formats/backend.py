@@ -18,17 +18,18 @@ The normaliser also writes ``result`` rows and ``error`` / ``warning`` rows; the
 from __future__ import annotations
 
 from collections import OrderedDict
-from datetime import datetime
 from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
 from bot.formats.common import as_float, as_int, remember, text_of, to_utc, todos_of
+from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
 from bot.records import (
     AssistantText,
     Ignored,
     Notice,
+    Origin,
     Record,
     ResultStatus,
     SessionResult,
@@ -74,13 +75,6 @@ def detect(obj: object) -> bool:
     return not any(key in obj for key in _FOREIGN_KEYS)
 
 
-# What every record of a row shares, in ``Record`` field order: session_id, timestamp, line.
-# A tuple unpacked into named arguments where a record is built (``Notice(session, at, line,
-# ...)``): compiled, that is a direct constructor call, where ``Notice(*head, ...)`` would build
-# an argument tuple and dict and go through the generic call path.
-Head = tuple[str, datetime | None, int]
-
-
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Parser(LineParser):
     """Maps one backend source's rows. Keeps the last session id seen (rows may omit it) and
@@ -103,21 +97,21 @@ class Parser(LineParser):
             meta = {}
         stamp = obj.get("timestamp")
         at = to_utc(stamp)
-        head: Head = (session, at, line)
+        origin = Origin(session, at, line)
         content = obj.get("content")
         text: str = content if isinstance(content, str) else text_of(content)
         if kind == "system":
-            return self._system(obj, meta, text, head)
-        out: list[Record] = [] if session in self._started else [self._start(meta, head)]
+            return self._system(obj, meta, text, origin)
+        out: list[Record] = [] if session in self._started else [self._start(meta, origin)]
         if kind == "user":
-            _user(meta, text, head, stamp, out)
+            _user(meta, text, origin, stamp, out)
         elif kind == "assistant":
-            _assistant(meta, text, head, stamp, out)
+            _assistant(meta, text, origin, stamp, out)
         elif kind == "result":
-            out.append(_result(meta, text, head))
+            out.append(_result(meta, text, origin))
         else:
             level = _NOTICE_LEVELS.get(kind, "info")
-            out.append(Notice(session, at, line, kind=kind, text=text, level=level))
+            out.append(Notice(origin, kind=kind, text=text, level=level))
         return out
 
     def finish(self) -> list[Record]:
@@ -131,16 +125,14 @@ class Parser(LineParser):
             self._last_session = session if type(session) is str else str(session)
         return self._last_session or self.source
 
-    def _start(self, meta: dict[str, Any], head: Head) -> SessionStarted:
+    def _start(self, meta: dict[str, Any], origin: Origin) -> SessionStarted:
         """A ``SessionStarted`` (the session stage hides a repeated one but takes what it
         adds); the session is remembered as started."""
-        session, at, line = head
+        session = origin.session_id
         remember(self._started, session, None, _MAX_SESSIONS)
         tools = meta.get("tools")
         return SessionStarted(
-            session,
-            at,
-            line,
+            origin,
             agent=AGENT,
             model=_str(meta.get("model")),
             cwd=_str(meta.get("working_directory")),
@@ -148,44 +140,44 @@ class Parser(LineParser):
         )
 
     def _system(
-        self, obj: dict[str, Any], meta: dict[str, Any], text: str, head: Head
+        self, obj: dict[str, Any], meta: dict[str, Any], text: str, origin: Origin
     ) -> list[Record]:
-        session, at, line = head
+        session = origin.session_id
         subtype = meta.get("subtype") or obj.get("subtype")
         new = session not in self._started
         if subtype in _START_SUBTYPES:  # a later one (init after client_launched) fills in
-            return [self._start(meta, head)]  # the model, cwd and tools; the session hides it
-        out: list[Record] = [self._start(meta, head)] if new else []
+            return [self._start(meta, origin)]  # the model, cwd and tools; the session hides it
+        out: list[Record] = [self._start(meta, origin)] if new else []
         level = "error" if meta.get("is_error") is True else "info"
         kind = str(subtype) if subtype else "system"
-        out.append(Notice(session, at, line, kind=kind, text=text, level=level))
+        out.append(Notice(origin, kind=kind, text=text, level=level))
         return out
 
 
-def _own_head(head: Head, row_stamp: object, stamp: object) -> Head:
-    """The head of an item in a row: its own ``timestamp`` (a tool use's, a tool result's)
+def _own_origin(origin: Origin, row_stamp: object, stamp: object) -> Origin:
+    """The origin of an item in a row: its own ``timestamp`` (a tool use's, a tool result's)
     overrides the row's."""
     if stamp is None or stamp == row_stamp:
-        return head
+        return origin
     at = to_utc(stamp)
     if at is None:
-        return head
-    session, _, line = head
-    return (session, at, line)
+        return origin
+    return Origin(origin.session_id, at, origin.line)
 
 
-def _user(meta: dict[str, Any], text: str, head: Head, stamp: object, out: list[Record]) -> None:
-    session, at, line = head
+def _user(
+    meta: dict[str, Any], text: str, origin: Origin, stamp: object, out: list[Record]
+) -> None:
     before = len(out)
     if not _blank(text) and not _is_results_placeholder(text):
-        out.append(UserText(session, at, line, text=text))
+        out.append(UserText(origin, text=text))
     results = meta.get("tool_results")
     if isinstance(results, list):
         for item in results:
             if isinstance(item, dict):
-                out.append(_tool_result(item, _own_head(head, stamp, item.get("timestamp"))))
+                out.append(_tool_result(item, _own_origin(origin, stamp, item.get("timestamp"))))
     if len(out) == before:
-        out.append(Ignored(session, at, line, kind="empty_row"))
+        out.append(Ignored(origin, kind="empty_row"))
 
 
 def _is_results_placeholder(text: str) -> bool:
@@ -195,13 +187,10 @@ def _is_results_placeholder(text: str) -> bool:
     return text[len("Tool results: ") : -len(" results")].isdigit()
 
 
-def _tool_result(item: dict[str, Any], head: Head) -> ToolResult:
-    session, at, line = head
+def _tool_result(item: dict[str, Any], origin: Origin) -> ToolResult:
     content = item.get("content")
     return ToolResult(
-        session,
-        at,
-        line,
+        origin,
         call_id=str(item.get("tool_use_id") or ""),
         output=content if isinstance(content, str) else text_of(content),
         is_error=item.get("is_error") is True,
@@ -209,22 +198,21 @@ def _tool_result(item: dict[str, Any], head: Head) -> ToolResult:
 
 
 def _assistant(
-    meta: dict[str, Any], text: str, head: Head, stamp: object, out: list[Record]
+    meta: dict[str, Any], text: str, origin: Origin, stamp: object, out: list[Record]
 ) -> None:
-    session, at, line = head
     before = len(out)
     thinking = _thinking(meta)
     if thinking:
-        out.append(Thinking(session, at, line, text=thinking))
+        out.append(Thinking(origin, text=thinking))
     if not _blank(text) and text != _ASSISTANT_PLACEHOLDER:
-        out.append(AssistantText(session, at, line, text=text))
+        out.append(AssistantText(origin, text=text))
     uses = meta.get("tool_uses")
     if isinstance(uses, list):
         for use in uses:
             if isinstance(use, dict):
-                _tool_call(use, _own_head(head, stamp, use.get("timestamp")), out)
+                _tool_call(use, _own_origin(origin, stamp, use.get("timestamp")), out)
     if len(out) == before:
-        out.append(Ignored(session, at, line, kind="empty_row"))
+        out.append(Ignored(origin, kind="empty_row"))
 
 
 def _thinking(meta: dict[str, Any]) -> str:
@@ -238,26 +226,22 @@ def _thinking(meta: dict[str, Any]) -> str:
     return "\n\n".join([p for p in parts if isinstance(p, str) and p])
 
 
-def _tool_call(use: dict[str, Any], head: Head, out: list[Record]) -> None:
-    session, at, line = head
+def _tool_call(use: dict[str, Any], origin: Origin, out: list[Record]) -> None:
     call_id = str(use.get("id") or "")
     name = str(use.get("name") or "")
     given = use.get("input")
     arguments: dict[str, Any] = given if isinstance(given, dict) else {}
-    out.append(ToolCall(session, at, line, call_id=call_id, name=name, input=arguments))
+    out.append(ToolCall(origin, call_id=call_id, name=name, input=arguments))
     if name == "TodoWrite":
         todos = todos_of(arguments.get("todos"))
-        out.append(TodoUpdate(session, at, line, todos=todos, call_id=call_id))
+        out.append(TodoUpdate(origin, todos=todos, call_id=call_id))
 
 
-def _result(meta: dict[str, Any], text: str, head: Head) -> SessionResult:
+def _result(meta: dict[str, Any], text: str, origin: Origin) -> SessionResult:
     """A ``result`` row (the normaliser's ``ResultMessage``)."""
-    session, at, line = head
     failed = meta.get("is_error") is True
     return SessionResult(
-        session,
-        at,
-        line,
+        origin,
         status=ResultStatus.FAILED if failed else ResultStatus.SUCCEEDED,
         subtype=_str(meta.get("subtype")),
         text=text or None,
@@ -276,3 +260,13 @@ def _str(value: object) -> str | None:
 def _blank(text: str) -> bool:
     """Empty or only whitespace (without copying a long text as ``strip`` would)."""
     return not text or text.isspace()
+
+
+FORMAT: Final[LogFormat] = LogFormat(
+    name=FAMILY,
+    agent=AGENT,
+    detect=detect,
+    parser=Parser,
+    reports_result=False,
+    produced_by="a normalized backend log (user/assistant/system rows, tools in `metadata`)",
+)

@@ -8,19 +8,20 @@ or per turn), ``stream_event`` and a few others. Only newer CLIs write a ``times
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any, Final
 
 import orjson
 from mypy_extensions import mypyc_attr
 
 from bot.formats.common import as_float, as_int, loads_maybe, text_of, to_utc, todos_of
+from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
 from bot.records import (
     AssistantText,
     Compaction,
     Ignored,
     Notice,
+    Origin,
     PermissionDenial,
     Record,
     ResultStatus,
@@ -67,11 +68,6 @@ _CLIP: Final = 300
 
 
 Line = dict[str, Any]
-# What every record of one line shares, in ``Record`` field order: session_id, timestamp, line,
-# parent_call. Unpacked into named arguments where a record is built (``Notice(session, at, line,
-# parent, ...)``): compiled, that is a direct constructor call, where ``Notice(*head, ...)`` would
-# build an argument tuple and dict and go through the generic call path.
-Head = tuple[str, datetime | None, int, str | None]
 
 
 def detect(obj: object) -> bool:
@@ -113,30 +109,29 @@ class Parser(LineParser):
         at = None if stamp is None else to_utc(stamp)
         call = obj.get("parent_tool_use_id")
         parent = call if isinstance(call, str) and call else None
-        head: Head = (session, at, line, parent)
+        origin = Origin(session, at, line, parent)
         records: list[Record] | None
         if kind == "assistant":
-            records = _assistant(obj, head)
+            records = _assistant(obj, origin)
         elif kind == "user":
-            records = _user(obj, head)
+            records = _user(obj, origin)
         elif kind == "system":
-            records = [_system(obj, head)]
+            records = [_system(obj, origin)]
         elif kind == "result":
-            records = [_result(obj, head)]
+            records = [_result(obj, origin)]
         elif kind == "stream_event":
-            records = [_ignored(head, kind)]
+            records = [_ignored(origin, kind)]
         else:
-            records = _other_type(kind, obj, head)
+            records = _other_type(kind, obj, origin)
         if records is None or records:
             return records
-        return [_ignored(head, f"empty {kind}")]
+        return [_ignored(origin, f"empty {kind}")]
 
     def finish(self) -> list[Record]:
         return []
 
 
-def _assistant(obj: Line, head: Head) -> list[Record] | None:
-    session, at, line, parent = head
+def _assistant(obj: Line, origin: Origin) -> list[Record] | None:
     message = obj.get("message")
     if not isinstance(message, dict):
         return None
@@ -144,42 +139,38 @@ def _assistant(obj: Line, head: Head) -> list[Record] | None:
     error = obj.get("error")
     if isinstance(error, str) and error:
         text = text_of(content) or f"API error: {error}"
-        return [_notice(head, "api_error", _clip(text), "error")]
+        return [_notice(origin, "api_error", _clip(text), "error")]
     mid = message.get("id")
     message_id = mid if isinstance(mid, str) and mid else None
     if isinstance(content, str):
-        return (
-            [AssistantText(session, at, line, parent, text=content, message_id=message_id)]
-            if content
-            else []
-        )
+        return [AssistantText(origin, text=content, message_id=message_id)] if content else []
     out: list[Record] = []
     if isinstance(content, list):
         for block in content:
             if isinstance(block, dict):
-                _assistant_block(block, head, message_id, out)
+                _assistant_block(block, origin, message_id, out)
     return out
 
 
-def _assistant_block(block: Line, head: Head, message_id: str | None, out: list[Record]) -> None:
-    session, at, line, parent = head
+def _assistant_block(
+    block: Line, origin: Origin, message_id: str | None, out: list[Record]
+) -> None:
     kind = block.get("type")
     if kind == "text":
         text = block.get("text")
         if isinstance(text, str) and text:
-            out.append(AssistantText(session, at, line, parent, text=text, message_id=message_id))
+            out.append(AssistantText(origin, text=text, message_id=message_id))
     elif kind in _TOOL_USE_BLOCKS:
-        _tool_call(block, head, out)
+        _tool_call(block, origin, out)
     elif kind == "thinking":
         thought = block.get("thinking")
         if isinstance(thought, str) and thought:
-            out.append(Thinking(session, at, line, parent, text=thought))
+            out.append(Thinking(origin, text=thought))
     else:  # redacted_thinking, server tool results, blocks newer than this module
-        out.append(_ignored(head, str(kind)))
+        out.append(_ignored(origin, str(kind)))
 
 
-def _tool_call(block: Line, head: Head, out: list[Record]) -> None:
-    session, at, line, parent = head
+def _tool_call(block: Line, origin: Origin, out: list[Record]) -> None:
     call_id = str(block.get("id") or "")
     name = str(block.get("name") or "")
     raw = block.get("input")
@@ -188,28 +179,34 @@ def _tool_call(block: Line, head: Head, out: list[Record]) -> None:
         shown = raw if isinstance(raw, str) else None
         out.append(
             ToolCall(
-                session, at, line, parent, call_id=call_id, name=name, input={}, raw_input=shown
+                origin,
+                call_id=call_id,
+                name=name,
+                input={},
+                raw_input=shown,
             )
         )
         return
-    out.append(ToolCall(session, at, line, parent, call_id=call_id, name=name, input=arguments))
+    out.append(ToolCall(origin, call_id=call_id, name=name, input=arguments))
     if name == "TodoWrite":
         todos = arguments.get("todos")
         if isinstance(todos, list):
             out.append(
                 TodoUpdate(
-                    session, at, line, parent, todos=todos_of(todos), call_id=call_id or None
+                    origin,
+                    todos=todos_of(todos),
+                    call_id=call_id or None,
                 )
             )
 
 
-def _user(obj: Line, head: Head) -> list[Record] | None:
+def _user(obj: Line, origin: Origin) -> list[Record] | None:
     message = obj.get("message")
     if not isinstance(message, dict):
         return None
     content = message.get("content")
     if isinstance(content, str):
-        return _user_text(content, obj, head)
+        return _user_text(content, obj, origin)
     out: list[Record] = []
     if isinstance(content, list):
         for block in content:
@@ -217,37 +214,32 @@ def _user(obj: Line, head: Head) -> list[Record] | None:
                 continue
             kind = block.get("type")
             if kind == "tool_result":
-                out.append(_tool_result(block, head))
+                out.append(_tool_result(block, origin))
             elif kind == "text":
-                out.extend(_user_text(block.get("text"), obj, head))
+                out.extend(_user_text(block.get("text"), obj, origin))
             else:  # images, documents: the session is told nothing new
-                out.append(_ignored(head, str(kind)))
+                out.append(_ignored(origin, str(kind)))
     return out
 
 
-def _user_text(text: object, obj: Line, head: Head) -> list[Record]:
-    session, at, line, parent = head
+def _user_text(text: object, obj: Line, origin: Origin) -> list[Record]:
     if not isinstance(text, str) or not text or text.isspace():
         return []
     if text.startswith(_INTERRUPTED):
-        return [_notice(head, "interrupted", text.strip("[] \n"), "warning")]
+        return [_notice(origin, "interrupted", text.strip("[] \n"), "warning")]
     if obj.get("isSynthetic") is True:  # the compaction summary handed back to the model
-        return [_ignored(head, "synthetic user text")]
+        return [_ignored(origin, "synthetic user text")]
     if text.startswith(_LOCAL_COMMAND):  # a slash command's own output, e.g. "Compacted"
         inner = text.removeprefix(_LOCAL_COMMAND).removesuffix("</local-command-stdout>")
-        return [_notice(head, "local_command", _clip(inner.strip()))]
-    return [UserText(session, at, line, parent, text=text)]
+        return [_notice(origin, "local_command", _clip(inner.strip()))]
+    return [UserText(origin, text=text)]
 
 
-def _tool_result(block: Line, head: Head) -> ToolResult:
-    session, at, line, parent = head
+def _tool_result(block: Line, origin: Origin) -> ToolResult:
     content = block.get("content")
     output = content if isinstance(content, str) else text_of(content)
     return ToolResult(
-        session,
-        at,
-        line,
-        parent,
+        origin,
         call_id=str(block.get("tool_use_id") or ""),
         output=output,
         is_error=bool(block.get("is_error")),
@@ -255,29 +247,25 @@ def _tool_result(block: Line, head: Head) -> ToolResult:
     )
 
 
-def _system(obj: Line, head: Head) -> Record:
+def _system(obj: Line, origin: Origin) -> Record:
     subtype = obj.get("subtype")
     if subtype == "init":
-        return _started(obj, head)
+        return _started(obj, origin)
     if subtype == "compact_boundary":
-        return _compaction(obj, head)
+        return _compaction(obj, origin)
     if subtype == "status":
-        return _status(obj, head)
+        return _status(obj, origin)
     name = subtype if isinstance(subtype, str) and subtype else "system"
     if name in _NOISY_SUBTYPES:
-        return _ignored(head, name)
+        return _ignored(origin, name)
     text, level = _system_text(name, obj)
-    return _notice(head, name, _clip(text), level)
+    return _notice(origin, name, _clip(text), level)
 
 
-def _started(obj: Line, head: Head) -> SessionStarted:
-    session, at, line, parent = head
+def _started(obj: Line, origin: Origin) -> SessionStarted:
     tools = obj.get("tools")
     return SessionStarted(
-        session,
-        at,
-        line,
-        parent,
+        origin,
         agent=AGENT,
         model=_text(obj.get("model")),
         cwd=_text(obj.get("cwd")),
@@ -286,26 +274,27 @@ def _started(obj: Line, head: Head) -> SessionStarted:
     )
 
 
-def _compaction(obj: Line, head: Head) -> Compaction:
-    session, at, line, parent = head
+def _compaction(obj: Line, origin: Origin) -> Compaction:
     meta = _dict(obj.get("compact_metadata") or obj.get("compactMetadata"))
     pre_tokens = meta.get("pre_tokens", meta.get("preTokens"))
     return Compaction(
-        session, at, line, parent, trigger=_text(meta.get("trigger")), pre_tokens=as_int(pre_tokens)
+        origin,
+        trigger=_text(meta.get("trigger")),
+        pre_tokens=as_int(pre_tokens),
     )
 
 
-def _status(obj: Line, head: Head) -> Record:
+def _status(obj: Line, origin: Origin) -> Record:
     """Compaction starting or failing and permission-mode changes; other ticks are hidden."""
     failure = _text(obj.get("compact_error"))
     if failure:
-        return _notice(head, "status", f"Compaction failed: {failure}", "warning")
+        return _notice(origin, "status", f"Compaction failed: {failure}", "warning")
     if obj.get("status") == "compacting":
-        return _notice(head, "status", "Compacting the conversation")
+        return _notice(origin, "status", "Compacting the conversation")
     mode = _text(obj.get("permissionMode"))
     if mode:
-        return _notice(head, "status", f"Permission mode: {mode}")
-    return _ignored(head, "status")
+        return _notice(origin, "status", f"Permission mode: {mode}")
+    return _ignored(origin, "status")
 
 
 def _system_text(name: str, obj: Line) -> tuple[str, str]:
@@ -331,8 +320,7 @@ def _hook_text(obj: Line) -> tuple[str, str]:
     return (f"{text}: {said.strip()}" if said else text), ("warning" if failed else "info")
 
 
-def _result(obj: Line, head: Head) -> SessionResult:
-    session, at, line, parent = head
+def _result(obj: Line, origin: Origin) -> SessionResult:
     subtype = _text(obj.get("subtype"))
     failed = obj.get("is_error") is True or (subtype is not None and subtype != "success")
     usage = _dict(obj.get("usage"))
@@ -340,10 +328,7 @@ def _result(obj: Line, head: Head) -> SessionResult:
     models = obj.get("modelUsage")
     errors = obj.get("errors")
     return SessionResult(
-        session,
-        at,
-        line,
-        parent,
+        origin,
         status=ResultStatus.FAILED if failed else ResultStatus.SUCCEEDED,
         subtype=subtype,
         text=_text(obj.get("result")),
@@ -376,7 +361,7 @@ def _denials(value: object) -> tuple[PermissionDenial, ...]:
     )
 
 
-def _other_type(kind: str, obj: Line, head: Head) -> list[Record] | None:
+def _other_type(kind: str, obj: Line, origin: Origin) -> list[Record] | None:
     """Permission prompts and rate-limit warnings; plumbing is hidden. Another type is a notice
     when the line names its session, else not this format."""
     request = obj.get("request")
@@ -384,15 +369,15 @@ def _other_type(kind: str, obj: Line, head: Head) -> list[Record] | None:
         tool = _text(request.get("tool_name")) or "a tool"
         detail = _input_summary(request.get("input"))
         text = f"Waiting for permission to use {tool}" + (f": {detail}" if detail else "")
-        return [_notice(head, "permission_request", _clip(text), "warning")]
+        return [_notice(origin, "permission_request", _clip(text), "warning")]
     limits = obj.get("rate_limit_info")
     allowed = isinstance(limits, dict) and limits.get("status") == "allowed"
     if allowed or kind in _QUIET_TYPES:
-        return [_ignored(head, kind)]
+        return [_ignored(origin, kind)]
     if "session_id" not in obj:
         return None
     level = "warning" if limits is not None else _level_of(kind)
-    return [_notice(head, kind, _summary(kind, obj), level)]
+    return [_notice(origin, kind, _summary(kind, obj), level)]
 
 
 def _dict(value: object) -> Line:
@@ -440,12 +425,19 @@ def _level_of(name: str) -> str:
     return "warning" if ("error" in name or "fail" in name or "retry" in name) else "info"
 
 
-def _notice(head: Head, kind: str, text: str, level: str = "info") -> Notice:
-    """A notice of the line ``head`` describes (its fields passed one by one: see ``Head``)."""
-    session, at, line, parent = head
-    return Notice(session, at, line, parent, kind=kind, text=text, level=level)
+def _notice(origin: Origin, kind: str, text: str, level: str = "info") -> Notice:
+    return Notice(origin, kind=kind, text=text, level=level)
 
 
-def _ignored(head: Head, kind: str) -> Ignored:
-    session, at, line, parent = head
-    return Ignored(session, at, line, parent, kind=kind)
+def _ignored(origin: Origin, kind: str) -> Ignored:
+    return Ignored(origin, kind=kind)
+
+
+FORMAT: Final[LogFormat] = LogFormat(
+    name=FAMILY,
+    agent=AGENT,
+    detect=detect,
+    parser=Parser,
+    reports_result=True,
+    produced_by="`claude -p --output-format stream-json --verbose`",
+)

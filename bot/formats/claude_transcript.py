@@ -27,7 +27,6 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import replace
-from datetime import datetime
 from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
@@ -49,12 +48,14 @@ from bot.formats.claude_transcript_links import (
     was_interrupted,
 )
 from bot.formats.common import loads_maybe, remember, text_of, to_utc, todos_of
+from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
 from bot.records import (
     AssistantText,
     Compaction,
     Ignored,
     Notice,
+    Origin,
     Record,
     SessionStarted,
     SubagentLink,
@@ -68,11 +69,6 @@ from bot.records import (
 FAMILY = "claude-transcript"
 AGENT = "Claude Code"
 
-# The fields every Record has: session_id, timestamp, line, parent_call, subagent. Unpacked into
-# named arguments where a record is built (``Notice(session, at, line, parent, subagent, ...)``):
-# compiled, that is a direct constructor call, where ``Notice(*head, ...)`` would build an
-# argument tuple and dict and go through the generic call path.
-Head = tuple[str, datetime | None, int, str | None, str | None]
 Out = list[Record]
 
 # tuples, not sets: a malformed line's "type" may be unhashable
@@ -136,101 +132,100 @@ class Parser(LineParser):
         if sidechain:
             parent, subagent = self._links.sidechain_call(obj), opt_str(obj.get("agentId"))
         at = to_utc(obj.get("timestamp"))
-        head: Head = (session, at, line, parent, subagent)
+        origin = Origin(session, at, line, parent, subagent)
         if session and session not in self._started and "uuid" in obj:
-            out.append(self._start(obj, head))
+            out.append(self._start(obj, origin))
         if parent is not None and subagent is not None and self._links.link_agent(subagent, parent):
             link = SubagentLink(
-                session, at, line, parent, subagent, agent_id=subagent, call_id=parent
+                origin,
+                agent_id=subagent,
+                call_id=parent,
             )
             out.append(link)
         before = len(out)
-        if not self._handle(kind, obj, head, out):
-            out.append(_ignored(head, str(kind or "unknown")))
+        if not self._handle(kind, obj, origin, out):
+            out.append(_ignored(origin, str(kind or "unknown")))
         if len(out) == before and self._compaction is None:
-            out.append(_ignored(head, "empty"))
+            out.append(_ignored(origin, "empty"))
 
-    def _handle(self, kind: object, obj: dict[str, Any], head: Head, out: Out) -> bool:
+    def _handle(self, kind: object, obj: dict[str, Any], origin: Origin, out: Out) -> bool:
         """Reads a line of a type this format knows, by its ``type``; False for another type.
         An ``if`` chain, not a table of bound methods: compiled, these are direct calls."""
         if kind == "assistant":
-            self._assistant(obj, head, out)
+            self._assistant(obj, origin, out)
         elif kind == "user":
-            self._user(obj, head, out)
+            self._user(obj, origin, out)
         elif kind == "progress":
-            self._progress(obj, head, out)
+            self._progress(obj, origin, out)
         elif kind == "system":
-            self._system(obj, head, out)
+            self._system(obj, origin, out)
         elif kind == "summary":
-            self._summary(obj, head, out)
+            self._summary(obj, origin, out)
         elif kind == "compact_system":
-            self._compact_system(obj, head, out)
+            self._compact_system(obj, origin, out)
         else:
             return False
         return True
 
-    def _start(self, obj: dict[str, Any], head: Head) -> SessionStarted:
-        session, at, line, parent, subagent = head
+    def _start(self, obj: dict[str, Any], origin: Origin) -> SessionStarted:
+        session = origin.session_id
         remember(self._started, session, None, MAX_WAITING)
         title, self._title = self._title, None
         cwd, version = opt_str(obj.get("cwd")), opt_str(obj.get("version"))
         return SessionStarted(
-            session, at, line, parent, subagent, agent=AGENT, cwd=cwd, version=version, title=title
+            origin,
+            agent=AGENT,
+            cwd=cwd,
+            version=version,
+            title=title,
         )
 
-    def _summary(self, obj: dict[str, Any], head: Head, out: Out) -> None:
+    def _summary(self, obj: dict[str, Any], origin: Origin, out: Out) -> None:
         self._title = opt_str(obj.get("summary")) or self._title
-        out.append(_ignored(head, "summary"))
+        out.append(_ignored(origin, "summary"))
 
     # -- assistant ------------------------------------------------------------------------
 
-    def _assistant(self, obj: dict[str, Any], head: Head, out: Out) -> None:
-        session, at, line, parent, subagent = head
+    def _assistant(self, obj: dict[str, Any], origin: Origin, out: Out) -> None:
+        subagent = origin.subagent
         message = obj.get("message")
         if not isinstance(message, dict):
-            self._seed_assistant(obj, head, out)
+            self._seed_assistant(obj, origin, out)
             return
         content = message.get("content")
         if obj.get("isApiErrorMessage") or message.get("model") == "<synthetic>":
             text = text_of(content)
             if not obj.get("isApiErrorMessage") and text.strip() == "No response requested.":
-                out.append(_ignored(head, "synthetic"))
+                out.append(_ignored(origin, "synthetic"))
             else:
-                out.append(_notice(head, "api_error", text, "error"))
+                out.append(_notice(origin, "api_error", text, "error"))
         elif subagent is not None and subagent.startswith("acompact"):  # a compaction run
             if texts(content).strip():
-                out.append(
-                    Compaction(session, at, line, parent, subagent, summary=summary_of(message))
-                )
+                out.append(Compaction(origin, summary=summary_of(message)))
         else:
             mid = message.get("id")
-            self._blocks(content, mid if isinstance(mid, str) else None, head, out, False)
+            self._blocks(content, mid if isinstance(mid, str) else None, origin, out, False)
 
     def _blocks(
-        self, content: object, mid: str | None, head: Head, out: Out, tools_only: bool
+        self, content: object, mid: str | None, origin: Origin, out: Out, tools_only: bool
     ) -> None:
-        session, at, line, parent, subagent = head
         if isinstance(content, str) and not _blank(content) and not tools_only:
-            out.append(
-                AssistantText(session, at, line, parent, subagent, text=content, message_id=mid)
-            )
+            out.append(AssistantText(origin, text=content, message_id=mid))
         if not isinstance(content, list):
             return
         for block in content:
             kind = block.get("type") if isinstance(block, dict) else None
             if kind in _TOOL_USES:
-                self._tool_call(block, head, out)
+                self._tool_call(block, origin, out)
             elif tools_only:
                 continue
             elif kind == "text" and shown(text := block.get("text")):
-                out.append(
-                    AssistantText(session, at, line, parent, subagent, text=text, message_id=mid)
-                )
+                out.append(AssistantText(origin, text=text, message_id=mid))
             elif kind == "thinking" and shown(text := block.get("thinking")):
-                out.append(Thinking(session, at, line, parent, subagent, text=text))
+                out.append(Thinking(origin, text=text))
 
-    def _tool_call(self, block: dict[str, Any], head: Head, out: Out) -> None:
-        session, at, line, parent, subagent = head
+    def _tool_call(self, block: dict[str, Any], origin: Origin, out: Out) -> None:
+        parent = origin.parent_call
         call_id, name = str(block.get("id") or ""), str(block.get("name") or "")
         raw = block.get("input")
         parsed = loads_maybe(raw) if isinstance(raw, str) else raw
@@ -238,11 +233,7 @@ class Parser(LineParser):
         raw_input = raw if isinstance(raw, str) and not given else None
         out.append(
             ToolCall(
-                session,
-                at,
-                line,
-                parent,
-                subagent,
+                origin,
                 call_id=call_id,
                 name=name,
                 input=given,
@@ -254,43 +245,44 @@ class Parser(LineParser):
         elif name == "TodoWrite" and isinstance(todos := given.get("todos"), list):
             out.append(
                 TodoUpdate(
-                    session, at, line, parent, subagent, todos=todos_of(todos), call_id=call_id
+                    origin,
+                    todos=todos_of(todos),
+                    call_id=call_id,
                 )
             )
 
     # -- user -----------------------------------------------------------------------------
 
-    def _user(self, obj: dict[str, Any], head: Head, out: Out) -> None:
-        session, at, line, parent, subagent = head
+    def _user(self, obj: dict[str, Any], origin: Origin, out: Out) -> None:
+        subagent = origin.subagent
         message = obj.get("message")
         content = message.get("content") if isinstance(message, dict) else message
         if obj.get("isMeta"):
-            out.append(_ignored(head, "meta"))
+            out.append(_ignored(origin, "meta"))
         elif subagent is not None and subagent.startswith("acompact"):
-            out.append(_ignored(head, "compact_prompt"))
+            out.append(_ignored(origin, "compact_prompt"))
         elif obj.get("isCompactSummary"):
-            out.append(Compaction(session, at, line, parent, subagent, summary=summary_of(message)))
+            out.append(Compaction(origin, summary=summary_of(message)))
         elif not isinstance(content, list):
-            self._user_text(obj, text_of(content), head, out)
+            self._user_text(obj, text_of(content), origin, out)
         else:
             said = []
             for block in content:
                 if isinstance(block, dict) and block.get("type") == "tool_result":
-                    self._tool_result(obj, block, head, out)
+                    self._tool_result(obj, block, origin, out)
                 else:
                     said.append(block)
             if said:
-                self._user_text(obj, text_of(said), head, out)
+                self._user_text(obj, text_of(said), origin, out)
 
-    def _user_text(self, obj: dict[str, Any], text: str, head: Head, out: Out) -> None:
-        session, at, line, parent, subagent = head
+    def _user_text(self, obj: dict[str, Any], text: str, origin: Origin, out: Out) -> None:
         start = text[:1]
         if start == "[" and text.startswith("[Request interrupted by user"):
-            out.append(_notice(head, "interrupted", text, "warning"))
+            out.append(_notice(origin, "interrupted", text, "warning"))
         elif start == "<" and (command := slash_command(text)) is not None:
-            out.append(UserText(session, at, line, parent, subagent, text=command))
+            out.append(UserText(origin, text=command))
         elif start == "<" and (output := command_output(text)) is not None:
-            out.append(_command_notice(output, head))
+            out.append(_command_notice(output, origin))
         elif not _blank(text):
             previous = obj.get("parentUuid")
             if (
@@ -298,13 +290,12 @@ class Parser(LineParser):
                 and isinstance(previous, str)
                 and self._rewinds.is_rewind(previous)
             ):
-                out.append(_notice(head, "rewind", _REWIND))
-            out.append(UserText(session, at, line, parent, subagent, text=text))
+                out.append(_notice(origin, "rewind", _REWIND))
+            out.append(UserText(origin, text=text))
 
     def _tool_result(
-        self, obj: dict[str, Any], block: dict[str, Any], head: Head, out: Out
+        self, obj: dict[str, Any], block: dict[str, Any], origin: Origin, out: Out
     ) -> None:
-        session, at, line, parent, subagent = head
         call_id = str(block.get("tool_use_id") or "")
         content = block.get("content")
         output = content if isinstance(content, str) else text_of(content)
@@ -314,19 +305,13 @@ class Parser(LineParser):
         if agent is None and not self._sidechain:
             agent = obj.get("agentId")  # 2.0.x put the Task's agent on its result line
         if isinstance(agent, str) and agent and self._links.link_agent(agent, call_id):
-            out.append(
-                SubagentLink(session, at, line, parent, subagent, agent_id=agent, call_id=call_id)
-            )
+            out.append(SubagentLink(origin, agent_id=agent, call_id=call_id))
         if failed:
             self._links.task_failed(call_id)
         stopped = was_interrupted(output, result)
         out.append(
             ToolResult(
-                session,
-                at,
-                line,
-                parent,
-                subagent,
+                origin,
                 call_id=call_id,
                 output=output,
                 is_error=failed,
@@ -336,125 +321,132 @@ class Parser(LineParser):
 
     # -- system and progress ---------------------------------------------------------------
 
-    def _system(self, obj: dict[str, Any], head: Head, out: Out) -> None:
-        session, at, line, parent, subagent = head
+    def _system(self, obj: dict[str, Any], origin: Origin, out: Out) -> None:
         subtype, text = obj.get("subtype"), system_text(obj)
         failed = bool(obj.get("isError")) or subtype == "error"
         if subtype == "compact_boundary":
             trigger, tokens = compaction_of(obj)
             self._compaction = Compaction(
-                session, at, line, parent, subagent, trigger=trigger, pre_tokens=tokens
+                origin,
+                trigger=trigger,
+                pre_tokens=tokens,
             )
         elif subtype == "local_command":
             said = slash_command(text) or command_output(text)
-            out.append(_command_notice(text if said is None else said, head))
+            out.append(_command_notice(text if said is None else said, origin))
         elif subtype == "stop_hook_summary":
             if (problem := hook_problem(obj)) is None:
-                out.append(_ignored(head, "hook"))
+                out.append(_ignored(origin, "hook"))
             else:
-                out.append(_notice(head, "hook", problem, "warning"))
+                out.append(_notice(origin, "hook", problem, "warning"))
         elif subtype == "tool_result" or (
             failed and self._seed_calls.is_waiting(obj.get("parentUuid"))
         ):
-            self._seed_result(obj, text, failed, head, out)
+            self._seed_result(obj, text, failed, origin, out)
         elif failed:
-            out.append(_notice(head, str(subtype or "error"), text, "error"))
+            out.append(_notice(origin, str(subtype or "error"), text, "error"))
         elif obj.get("isMeta") or subtype in ("meta", "turn_duration"):
-            out.append(_ignored(head, str(subtype or "meta")))
+            out.append(_ignored(origin, str(subtype or "meta")))
         else:
             level = obj.get("level")
             level = level if level in ("error", "warning") else "info"
-            out.append(_notice(head, str(subtype or "system"), text, level))
+            out.append(_notice(origin, str(subtype or "system"), text, level))
 
-    def _progress(self, obj: dict[str, Any], head: Head, out: Out) -> None:
-        session, at, line, parent, subagent = head
+    def _progress(self, obj: dict[str, Any], origin: Origin, out: Out) -> None:
         data = obj.get("data")
         kind = data.get("type") if isinstance(data, dict) else None
         if kind != "agent_progress" or not isinstance(data, dict):
-            out.append(_ignored(head, str(kind or "progress")))
+            out.append(_ignored(origin, str(kind or "progress")))
             return
         before = len(out)
         call, agent = opt_str(obj.get("parentToolUseID")), opt_str(data.get("agentId"))
         if call and agent and self._links.link_agent(agent, call):
-            out.append(
-                SubagentLink(session, at, line, parent, subagent, agent_id=agent, call_id=call)
-            )
+            out.append(SubagentLink(origin, agent_id=agent, call_id=call))
         inner = data.get("message")
         if isinstance(inner, dict) and isinstance(message := inner.get("message"), dict):
-            inner_at = to_utc(inner.get("timestamp")) or at
-            self._embedded_tools(inner, message, (session, inner_at, line, call, agent), out)
+            inner_at = to_utc(inner.get("timestamp")) or origin.timestamp
+            inner_origin = Origin(origin.session_id, inner_at, origin.line, call, agent)
+            self._embedded_tools(inner, message, inner_origin, out)
         if len(out) == before:
-            out.append(_ignored(head, "agent_progress"))
+            out.append(_ignored(origin, "agent_progress"))
 
     def _embedded_tools(
-        self, inner: dict[str, Any], message: dict[str, Any], head: Head, out: Out
+        self, inner: dict[str, Any], message: dict[str, Any], origin: Origin, out: Out
     ) -> None:
         """The tool calls and results of a subagent's message embedded in ``agent_progress``."""
         content = message.get("content")
         if inner.get("type") == "assistant":
-            self._blocks(content, opt_str(message.get("id")), head, out, tools_only=True)
+            self._blocks(content, opt_str(message.get("id")), origin, out, tools_only=True)
         elif isinstance(content, list):
             for block in content:
                 if isinstance(block, dict) and block.get("type") == "tool_result":
-                    self._tool_result(inner, block, head, out)
+                    self._tool_result(inner, block, origin, out)
 
     # -- the seed-001 variant ---------------------------------------------------------------
 
-    def _seed_assistant(self, obj: dict[str, Any], head: Head, out: Out) -> None:
-        session, at, line, parent, subagent = head
+    def _seed_assistant(self, obj: dict[str, Any], origin: Origin, out: Out) -> None:
         subtype, text = obj.get("subtype"), text_of(obj.get("message"))
         if subtype == "tool_use":
             call_id = str(obj.get("uuid") or "")
             block = {"id": call_id, "name": obj.get("toolName"), "input": obj.get("toolArguments")}
-            self._tool_call(block, head, out)
+            self._tool_call(block, origin, out)
             self._seed_calls.called(call_id)
         elif subtype == "thinking":
-            out.append(Thinking(session, at, line, parent, subagent, text=text))
+            out.append(Thinking(origin, text=text))
         elif subtype in ("command", "error"):
             level = "error" if subtype == "error" else "info"
-            out.append(_notice(head, str(subtype), text, level))
+            out.append(_notice(origin, str(subtype), text, level))
         elif not _blank(text):
-            out.append(AssistantText(session, at, line, parent, subagent, text=text))
+            out.append(AssistantText(origin, text=text))
 
     def _seed_result(
-        self, obj: dict[str, Any], text: str, failed: bool, head: Head, out: Out
+        self, obj: dict[str, Any], text: str, failed: bool, origin: Origin, out: Out
     ) -> None:
-        session, at, line, parent, subagent = head
         call_id = self._seed_calls.answered(obj.get("parentUuid"))
         out.append(
             ToolResult(
-                session, at, line, parent, subagent, call_id=call_id, output=text, is_error=failed
+                origin,
+                call_id=call_id,
+                output=text,
+                is_error=failed,
             )
         )
 
-    def _compact_system(self, obj: dict[str, Any], head: Head, out: Out) -> None:
+    def _compact_system(self, obj: dict[str, Any], origin: Origin, out: Out) -> None:
         operation = obj.get("message")
         if operation == "conversation_compacted":
-            out.append(Compaction(*head))
+            out.append(Compaction(origin))
         elif operation == "conversation_restored":
-            out.append(_notice(head, "restored", "The conversation was restored."))
+            out.append(_notice(origin, "restored", "The conversation was restored."))
         else:  # conversation_compacting, conversation_restoring
-            out.append(_ignored(head, str(operation or "compact_system")))
+            out.append(_ignored(origin, str(operation or "compact_system")))
 
 
 # -- small helpers ---------------------------------------------------------------------------
 
 
-def _command_notice(text: str, head: Head) -> Record:
-    return _notice(head, "command", text) if text else _ignored(head, "command")
+def _command_notice(text: str, origin: Origin) -> Record:
+    return _notice(origin, "command", text) if text else _ignored(origin, "command")
 
 
-def _notice(head: Head, kind: str, text: str, level: str = "info") -> Notice:
-    """A notice of the line ``head`` describes (its fields passed one by one: see ``Head``)."""
-    session, at, line, parent, subagent = head
-    return Notice(session, at, line, parent, subagent, kind=kind, text=text, level=level)
+def _notice(origin: Origin, kind: str, text: str, level: str = "info") -> Notice:
+    return Notice(origin, kind=kind, text=text, level=level)
 
 
-def _ignored(head: Head, kind: str) -> Ignored:
-    session, at, line, parent, subagent = head
-    return Ignored(session, at, line, parent, subagent, kind=kind)
+def _ignored(origin: Origin, kind: str) -> Ignored:
+    return Ignored(origin, kind=kind)
 
 
 def _blank(text: str) -> bool:
     """Empty or only whitespace (without copying a long text as ``strip`` would)."""
     return not text or text.isspace()
+
+
+FORMAT: Final[LogFormat] = LogFormat(
+    name=FAMILY,
+    agent=AGENT,
+    detect=detect,
+    parser=Parser,
+    reports_result=False,
+    produced_by="Claude Code transcripts (`~/.claude/projects/<project>/<session>.jsonl`)",
+)

@@ -14,14 +14,13 @@ A ``.traj`` document: ``{"history": [messages], "trajectory": [...], "info": {"e
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from datetime import datetime
 from pathlib import PurePath
 from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
 from bot.formats.common import as_float, as_int, loads_maybe, text_of
-from bot.records import ResultStatus, SessionResult
+from bot.records import Origin, ResultStatus, SessionResult
 
 SWE_AGENT = "SWE-agent"
 SUNA = "Suna agent"
@@ -83,9 +82,7 @@ def traj_model(doc: Mapping[str, Any]) -> str | None:
     return name if isinstance(name, str) and name else None
 
 
-def traj_result(
-    info: object, model: str | None, head: tuple[str, datetime | None, int]
-) -> SessionResult | None:
+def traj_result(info: object, model: str | None, origin: Origin) -> SessionResult | None:
     """The run's outcome from ``info``; ``None`` while it has no ``exit_status``."""
     if not isinstance(info, dict):
         return None
@@ -97,7 +94,7 @@ def traj_result(
         stats = {}
     submitted = exit_status == _SUBMITTED
     return SessionResult(
-        *head,
+        origin,
         status=ResultStatus.SUCCEEDED if submitted else ResultStatus.FAILED,
         subtype=exit_status,
         num_turns=as_int(stats.get("api_calls")),

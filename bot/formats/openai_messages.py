@@ -27,11 +27,13 @@ from mypy_extensions import mypyc_attr
 
 from bot.formats import openai_documents as documents
 from bot.formats.common import loads_maybe, text_of, to_utc
+from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
 from bot.records import (
     AssistantText,
     Ignored,
     Notice,
+    Origin,
     Record,
     SessionStarted,
     Thinking,
@@ -119,13 +121,6 @@ class _Session:
         return f"{self.session_id}/result-{self.counter}"
 
 
-# What every record of a message shares, in ``Record`` field order: session_id, timestamp,
-# line. Unpacked into named arguments where a record is built (``Ignored(session_id, at, line,
-# ...)``): compiled, that is a direct constructor call, where ``Ignored(*head, ...)`` would build
-# an argument tuple and dict and go through the generic call path.
-Head = tuple[str, datetime | None, int]
-
-
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Parser(LineParser):
     def __init__(self, source: str) -> None:
@@ -148,7 +143,7 @@ class Parser(LineParser):
         if isinstance(messages, list):
             return self._trace(messages, line)
         if obj.keys() <= {"metadata"}:
-            return [Ignored(self.source, None, line, kind="metadata")]
+            return [Ignored(Origin(self.source, None, line), kind="metadata")]
         return None
 
     def finish(self) -> list[Record]:
@@ -157,74 +152,72 @@ class Parser(LineParser):
     # --- the shapes a value comes in -------------------------------------------------------
 
     def _single(self, message: dict[str, Any], line: int) -> list[Record]:
-        head: Head = (self.source, _timestamp(message), line)
-        session, out = self._open(head, AGENT)
-        _message(message, session, head, None, out)
+        origin = Origin(self.source, _timestamp(message), line)
+        session, out = self._open(origin, AGENT)
+        _message(message, session, origin, None, out)
         return out
 
     def _trace(self, messages: list[Any], line: int) -> list[Record]:
         session = _Session(f"{self.source}#{line}")
-        out: list[Record] = [_start((session.session_id, None, line), AGENT)]
+        out: list[Record] = [_start(Origin(session.session_id, None, line), AGENT)]
         _messages(messages, session, line, out)
         return out
 
     def _traj(self, doc: dict[str, Any], history: list[Any], line: int) -> list[Record]:
         session = _Session(documents.traj_session_id(self.source))
         model = documents.traj_model(doc)
-        head: Head = (session.session_id, None, line)
-        out: list[Record] = [_start(head, documents.SWE_AGENT, model)]
+        origin = Origin(session.session_id, None, line)
+        out: list[Record] = [_start(origin, documents.SWE_AGENT, model)]
         _messages(documents.traj_history(history), session, line, out)
-        result = documents.traj_result(doc.get("info"), model, head)
+        result = documents.traj_result(doc.get("info"), model, origin)
         if result is not None:
             out.append(result)
         return out
 
     def _row(self, row: dict[str, Any], line: int) -> list[Record]:
         session_id, at = str(row["thread_id"]), to_utc(row.get("created_at"))
-        head: Head = (session_id, at, line)
-        session, out = self._open(head, documents.SUNA)
+        origin = Origin(session_id, at, line)
+        session, out = self._open(origin, documents.SUNA)
         kind = str(row.get("type"))
         if kind in _ROLES:
             meta = documents.row_metadata(row)
             message = documents.row_message(kind, row.get("content"), meta)
             message_id = row.get("message_id")
-            _message(message, session, head, str(message_id) if message_id else None, out)
+            _message(message, session, origin, str(message_id) if message_id else None, out)
         elif kind == "status":
-            out.append(_status(loads_maybe(row.get("content")), head))
+            out.append(_status(loads_maybe(row.get("content")), origin))
         else:
-            out.append(Ignored(session_id, at, line, kind=kind))
+            out.append(Ignored(origin, kind=kind))
         return out
 
-    def _open(self, head: Head, agent: str) -> tuple[_Session, list[Record]]:
-        """The session named by ``head``, and ``[SessionStarted]`` when this is its first
+    def _open(self, origin: Origin, agent: str) -> tuple[_Session, list[Record]]:
+        """The session named by ``origin``, and ``[SessionStarted]`` when this is its first
         value."""
-        session_id = head[0]
+        session_id = origin.session_id
         session = self._sessions.get(session_id)
         if session is not None:
             return session, []
         session = self._sessions[session_id] = _Session(session_id)
         _trim(self._sessions, _MAX_SESSIONS)
-        return session, [_start(head, agent)]
+        return session, [_start(origin, agent)]
 
 
-def _start(head: Head, agent: str, model: str | None = None) -> SessionStarted:
-    session_id, at, line = head
-    return SessionStarted(session_id, at, line, agent=agent, model=model)
+def _start(origin: Origin, agent: str, model: str | None = None) -> SessionStarted:
+    return SessionStarted(origin, agent=agent, model=model)
 
 
-def _status(content: object, head: Head) -> Record:
-    session_id, at, line = head
+def _status(content: object, origin: Origin) -> Record:
     failure = documents.run_failure(content)
     if failure is None:
-        return Ignored(session_id, at, line, kind="status")
-    return Notice(session_id, at, line, kind="status", text=failure, level="error")
+        return Ignored(origin, kind="status")
+    return Notice(origin, kind="status", text=failure, level="error")
 
 
 def _messages(messages: Iterable[Any], session: _Session, line: int, out: list[Record]) -> None:
     session_id = session.session_id
     for message in messages:
         if isinstance(message, dict):
-            _message(message, session, (session_id, _timestamp(message), line), None, out)
+            _message(message, session, Origin(session_id, _timestamp(message), line), None, out)
 
 
 def _timestamp(message: dict[str, Any]) -> datetime | None:
@@ -239,62 +232,59 @@ def _timestamp(message: dict[str, Any]) -> datetime | None:
 def _message(
     message: dict[str, Any],
     session: _Session,
-    head: Head,
+    origin: Origin,
     message_id: str | None,
     out: list[Record],
 ) -> None:
-    session_id, at, line = head
     role = message.get("role")
     if role == "user":
-        out.append(_user(message, head))
+        out.append(_user(message, origin))
     elif role == "assistant":
-        _assistant(message, session, head, message_id, out)
+        _assistant(message, session, origin, message_id, out)
     elif role == "tool" or role == "function":
-        _tool_results(message, session, head, out)
+        _tool_results(message, session, origin, out)
     elif role == "system" or role == "developer":
-        out.append(Ignored(session_id, at, line, kind="system_prompt"))
+        out.append(Ignored(origin, kind="system_prompt"))
     else:
-        out.append(Ignored(session_id, at, line, kind=f"role {role}"))
+        out.append(Ignored(origin, kind=f"role {role}"))
 
 
-def _user(message: dict[str, Any], head: Head) -> Record:
-    session_id, at, line = head
+def _user(message: dict[str, Any], origin: Origin) -> Record:
     content = message.get("content")
     if isinstance(content, list) and any(
         isinstance(block, dict) and "cache_control" in block for block in content
     ):
-        return Ignored(session_id, at, line, kind="cached_block")
+        return Ignored(origin, kind="cached_block")
     text = content if isinstance(content, str) else text_of(content)
     if not text or text.isspace():
-        return Ignored(session_id, at, line, kind="empty_message")
-    return UserText(session_id, at, line, text=text)
+        return Ignored(origin, kind="empty_message")
+    return UserText(origin, text=text)
 
 
 def _assistant(
     message: dict[str, Any],
     session: _Session,
-    head: Head,
+    origin: Origin,
     message_id: str | None,
     out: list[Record],
 ) -> None:
-    session_id, at, line = head
     before = len(out)
     reasoning = message.get("reasoning_content") or message.get("reasoning")
     if isinstance(reasoning, str) and not _blank(reasoning):
-        out.append(Thinking(session_id, at, line, text=reasoning))
+        out.append(Thinking(origin, text=reasoning))
     text = _assistant_text(message)
     if text:
-        out.append(AssistantText(session_id, at, line, text=text, message_id=message_id))
+        out.append(AssistantText(origin, text=text, message_id=message_id))
     calls = message.get("tool_calls")
     if isinstance(calls, list):
         for call in calls:
             if isinstance(call, dict):
-                out.append(_tool_call(call, call.get("function"), session, head))
+                out.append(_tool_call(call, call.get("function"), session, origin))
     legacy = message.get("function_call")
     if isinstance(legacy, dict):
-        out.append(_tool_call({}, legacy, session, head))
+        out.append(_tool_call({}, legacy, session, origin))
     if len(out) == before:
-        out.append(Ignored(session_id, at, line, kind="empty_message"))
+        out.append(Ignored(origin, kind="empty_message"))
 
 
 def _assistant_text(message: dict[str, Any]) -> str:
@@ -308,14 +298,19 @@ def _assistant_text(message: dict[str, Any]) -> str:
     return thought if isinstance(thought, str) and not _blank(thought) else ""
 
 
-def _tool_call(call: dict[str, Any], function: object, session: _Session, head: Head) -> ToolCall:
-    session_id, at, line = head
+def _tool_call(
+    call: dict[str, Any], function: object, session: _Session, origin: Origin
+) -> ToolCall:
     spec = function if isinstance(function, dict) else call
     name = str(spec.get("name") or "")
     arguments, raw = _arguments(spec.get("arguments"))
     call_id = session.open_call(str(call.get("id") or ""), name)
     return ToolCall(
-        session_id, at, line, call_id=call_id, name=name, input=arguments, raw_input=raw
+        origin,
+        call_id=call_id,
+        name=name,
+        input=arguments,
+        raw_input=raw,
     )
 
 
@@ -337,9 +332,8 @@ def _arguments(value: object) -> tuple[dict[str, Any], str | None]:
 
 
 def _tool_results(
-    message: dict[str, Any], session: _Session, head: Head, out: list[Record]
+    message: dict[str, Any], session: _Session, origin: Origin, out: list[Record]
 ) -> None:
-    session_id, at, line = head
     outcome = documents.tool_outcome(message)
     logged_ids = message.get("tool_call_ids")
     if not isinstance(logged_ids, list) or not logged_ids:
@@ -348,9 +342,7 @@ def _tool_results(
         call_id = session.close_call(str(logged or ""), outcome.name)
         out.append(
             ToolResult(
-                session_id,
-                at,
-                line,
+                origin,
                 call_id=call_id,
                 output=outcome.output,
                 is_error=outcome.is_error,
@@ -369,3 +361,13 @@ def _trim(table: OrderedDict[str, Any], limit: int) -> None:
 def _blank(text: str) -> bool:
     """Empty or only whitespace (without copying a long text as ``strip`` would)."""
     return not text or text.isspace()
+
+
+FORMAT: Final[LogFormat] = LogFormat(
+    name=FAMILY,
+    agent=AGENT,
+    detect=detect,
+    parser=Parser,
+    reports_result=False,
+    produced_by="OpenAI-style messages with `tool_calls`: traces, SWE-agent `.traj`, Suna rows",
+)

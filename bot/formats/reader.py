@@ -2,6 +2,8 @@
 
 Pure: it is fed bytes and returns records. A line that is not JSON, or JSON that the source's
 format does not understand, becomes an ``Unparsed`` record; the lines around it are unaffected.
+A source of which nothing could be read is said once (``not_understood``): what its first
+line looks like, for the one line the command prints about it.
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ from mypy_extensions import mypyc_attr
 from bot.errors import FormatError
 from bot.formats import FAMILIES, detect_family
 from bot.formats.common import json_text
+from bot.formats.log_format import LogFormat
 from bot.formats.parser import Delegating, LineParser
-from bot.records import Record, Unparsed
+from bot.formats.shape import shape_of, shape_of_text
+from bot.records import Origin, Record, Unparsed
 
 _BOM = b"\xef\xbb\xbf"
 _loads: Final = orjson.loads  # one global look-up a line, not the module's attribute as well
@@ -29,6 +33,11 @@ class ReaderStats:
     lines: int = 0
     records: int = 0
     unparsed: int = 0
+
+    @property
+    def read(self) -> int:
+        """Records made of lines that were understood."""
+        return self.records - self.unparsed
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
@@ -43,12 +52,16 @@ class SourceReader:
         self._parser: LineParser | None = None  # typed: a native call a line (see parser.py)
         self._pending: list[tuple[Any, int]] = []
         self._detect_window = detect_window
+        self.first_line: str | None = None  # what the first line that is not blank looks like
+        self._forced = family is not None
+        self._finished = False
+        self._reported = False
         if family is not None:
-            module = FAMILIES.get(family)
-            if module is None:
+            log_format = FAMILIES.get(family)
+            if log_format is None:
                 known = ", ".join(sorted(FAMILIES))
                 raise FormatError(f"unknown format {family!r} (known: {known})")
-            self._use(module)
+            self._use(log_format)
 
     def feed(self, raw: bytes, line: int) -> list[Record]:
         """Records from one line (``line`` is its 1-based number)."""
@@ -57,6 +70,8 @@ class SourceReader:
             obj = _loads(raw)
         except orjson.JSONDecodeError:  # blank, a BOM, invalid UTF-8, or not JSON at all
             return self._feed_refused(raw, line)
+        if self.first_line is None:
+            self.first_line = shape_of(obj)
         parser = self._parser
         if parser is None:
             return self._count(self.feed_value(obj, line))
@@ -79,6 +94,8 @@ class SourceReader:
         if not raw.strip():
             return []
         obj = _decode(raw)
+        if self.first_line is None:
+            self.first_line = shape_of_text(raw) if obj is _NOT_JSON else shape_of(obj)
         if obj is _NOT_JSON:
             return self._count([_unparsed("not JSON", raw, line)])
         return self._count(self.feed_value(obj, line))
@@ -86,10 +103,10 @@ class SourceReader:
     def feed_value(self, obj: Any, line: int) -> list[Record]:
         """Records from one already-decoded JSON value (a line, or a whole document)."""
         if self._parser is None:
-            module = detect_family(obj)
-            if module is None:
+            log_format = detect_family(obj)
+            if log_format is None:
                 return self._hold(obj, line)
-            self._use(module)
+            self._use(log_format)
             held, self._pending = self._pending, []
             out: list[Record] = []
             for held_obj, held_line in held:
@@ -106,11 +123,29 @@ class SourceReader:
         self._pending = []
         if self._parser is not None:
             out.extend(self._parser.finish())
+        self._finished = True
         return self._count(out)
 
-    def _use(self, module: Any) -> None:
-        self.family = module.FAMILY
-        parser = module.Parser(self.source)
+    def not_understood(self) -> str | None:
+        """Once, as soon as it is plain that nothing of this source can be read (its input
+        ended, or more lines than the detection window came, and not one was understood):
+        a line saying so, with what its first line looks like and the formats there are."""
+        stats = self.stats
+        if self._reported or stats.read > 0 or self.first_line is None:
+            return None
+        if not (self._finished or stats.lines > self._detect_window):
+            return None
+        self._reported = True
+        names, first = ", ".join(FAMILIES), self.first_line
+        if self._forced:
+            return (f"{self.source}: nothing could be read as {self.family} "
+                    f"(its first line: {first}); --format is one of: {names}")  # fmt: skip
+        return (f"{self.source}: not a log slacktail reads (its first line: {first}); "
+                f"if it is one, name its format with --format, one of: {names}")  # fmt: skip
+
+    def _use(self, log_format: LogFormat) -> None:
+        self.family = log_format.name
+        parser = log_format.parser(self.source)
         self._parser = parser if isinstance(parser, LineParser) else Delegating(parser)
 
     def _hold(self, obj: Any, line: int) -> list[Record]:
@@ -165,4 +200,4 @@ def _decode(raw: bytes) -> Any:
 
 def _unparsed(reason: str, raw: bytes, line: int) -> Unparsed:
     excerpt = raw[:_EXCERPT].decode("utf-8", errors="replace")
-    return Unparsed(session_id="", timestamp=None, line=line, reason=reason, excerpt=excerpt)
+    return Unparsed(Origin("", None, line), reason=reason, excerpt=excerpt)

@@ -77,8 +77,8 @@ def _prefiltered(value: R, content: Any, redactor: Redactor) -> R:
     return _value(value, redactor)  # type: ignore[no-any-return]
 
 
-# What every record carries besides its content: ids, a time, a line number (never log text).
-_RECORD_FRAME = frozenset({"session_id", "timestamp", "line", "parent_call", "subagent"})
+# What every record carries besides its content: its origin (ids, a time, a line; never log text).
+_RECORD_FRAME = frozenset({"origin"})
 
 
 @functools.lru_cache(maxsize=256)  # one entry per record class: a handful

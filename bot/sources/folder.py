@@ -98,6 +98,11 @@ class FolderWatch:
         self._scanned_at = float("-inf")
         self.followers: dict[str, FileFollower] = {}  # by absolute path
 
+    @property
+    def pattern_text(self) -> str:
+        """What files it looks for, as a person would write it."""
+        return str(self.root / self.pattern)
+
     def new_files(self) -> list[FileFollower]:
         """Followers for the files that appeared since the last call (all of them, the first
         time), in path order. A file is handed out once, whatever happens to it later: its

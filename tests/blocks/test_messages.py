@@ -21,6 +21,7 @@ from bot.records import (
     AssistantText,
     Delegation,
     Notice,
+    Origin,
     PermissionDenial,
     ResultStatus,
     SessionResult,
@@ -58,7 +59,10 @@ def shown(message: Message) -> str:
 
 def start() -> SessionStarted:
     return SessionStarted(
-        "s1", at(0), 1, agent="Claude Code", model="claude-opus", cwd="/home/me/project"
+        Origin("s1", at(0), 1),
+        agent="Claude Code",
+        model="claude-opus",
+        cwd="/home/me/project",
     )
 
 
@@ -74,9 +78,9 @@ def test_root_names_the_agent_model_directory_and_session() -> None:
 def test_root_status_line_counts_tools_and_elapsed_time_while_running() -> None:
     records = [
         start(),
-        ToolCall("s1", at(1), 2, call_id="a", name="Bash", input={"command": "ls"}),
-        ToolCall("s1", at(2), 3, call_id="b", name="Read", input={"file_path": "/x"}),
-        ToolResult("s1", at(3), 4, call_id="b", output="oops", is_error=True),
+        ToolCall(Origin("s1", at(1), 2), call_id="a", name="Bash", input={"command": "ls"}),
+        ToolCall(Origin("s1", at(2), 3), call_id="b", name="Read", input={"file_path": "/x"}),
+        ToolResult(Origin("s1", at(3), 4), call_id="b", output="oops", is_error=True),
     ]
     root = thread(*records, now=at(75))["root"]
     status = root.blocks[-1]["elements"][0]["text"]
@@ -84,42 +88,54 @@ def test_root_status_line_counts_tools_and_elapsed_time_while_running() -> None:
 
 
 def test_root_status_line_shows_the_result_cost_and_todos() -> None:
-    todos = TodoUpdate("s1", at(1), 2, todos=(Todo("a", "completed"), Todo("b", "pending")))
-    done = SessionResult("s1", at(9), 3, duration_ms=9000, cost_usd=0.4231, output_tokens=1500)
+    todos = TodoUpdate(Origin("s1", at(1), 2), todos=(Todo("a", "completed"), Todo("b", "pending")))
+    done = SessionResult(
+        Origin("s1", at(9), 3), duration_ms=9000, cost_usd=0.4231, output_tokens=1500
+    )
     status = thread(start(), todos, done)["root"].blocks[-1]["elements"][0]["text"]
     assert status == "✅ *Succeeded* · no tools yet · 9.0s · $0.42 · 1.5k tokens out · todos 1/2"
 
 
 def test_tool_line_shows_status_name_summary_and_duration() -> None:
-    call = ToolCall("s1", at(1), 2, call_id="a", name="Bash", input={"command": "npm test"})
-    result = ToolResult("s1", at(3.5), 3, call_id="a", output="12 passed\nok")
+    call = ToolCall(Origin("s1", at(1), 2), call_id="a", name="Bash", input={"command": "npm test"})
+    result = ToolResult(Origin("s1", at(3.5), 3), call_id="a", output="12 passed\nok")
     tools = thread(call, result)["tools:1"]
     assert tools.blocks[0]["text"]["text"] == "✅ *Bash* `npm test` · 2.5s"
     assert tools.blocks[1]["elements"][0]["text"] == "→ 12 passed ok _(2 lines)_"
 
 
 def test_failed_tool_shows_its_error_in_a_code_block() -> None:
-    call = ToolCall("s1", at(1), 2, call_id="a", name="Bash", input={"command": "make"})
-    result = ToolResult("s1", at(2), 3, call_id="a", output="make: *** No rule", is_error=True)
+    call = ToolCall(Origin("s1", at(1), 2), call_id="a", name="Bash", input={"command": "make"})
+    result = ToolResult(
+        Origin("s1", at(2), 3), call_id="a", output="make: *** No rule", is_error=True
+    )
     text = thread(call, result)["tools:1"].blocks[0]["text"]["text"]
     assert text.startswith("❌ *Bash* `make`")
     assert "```\nmake: *** No rule\n```" in text
 
 
 def test_task_shows_its_subagents_progress() -> None:
-    task = ToolCall("s1", at(1), 2, call_id="t", name="Task", input={"description": "Explore"})
-    inner = ToolCall("s1", at(2), 3, call_id="r", name="Read", input={"file_path": "/a.py"},
-                     parent_call="t")  # fmt: skip
-    failed = ToolResult("s1", at(3), 4, call_id="r", output="no", is_error=True, parent_call="t")
+    task = ToolCall(
+        Origin("s1", at(1), 2), call_id="t", name="Task", input={"description": "Explore"}
+    )
+    inner = ToolCall(
+        Origin("s1", at(2), 3, parent_call="t"),
+        call_id="r",
+        name="Read",
+        input={"file_path": "/a.py"},
+    )  # fmt: skip
+    failed = ToolResult(
+        Origin("s1", at(3), 4, parent_call="t"), call_id="r", output="no", is_error=True
+    )
     note = thread(task, inner, failed)["tools:1"].blocks[1]["elements"][0]["text"]
     assert note == "↳ 1 tool call, 1 failed · latest: Read /a.py"
 
 
 def test_remarks_between_tools_are_shown_in_order_in_the_group() -> None:
     records = [
-        ToolCall("s1", at(1), 2, call_id="a", name="Glob", input={"pattern": "*.py"}),
-        AssistantText("s1", at(2), 3, text="Found **two** files."),
-        ToolCall("s1", at(3), 4, call_id="b", name="Read", input={"file_path": "/a.py"}),
+        ToolCall(Origin("s1", at(1), 2), call_id="a", name="Glob", input={"pattern": "*.py"}),
+        AssistantText(Origin("s1", at(2), 3), text="Found **two** files."),
+        ToolCall(Origin("s1", at(3), 4), call_id="b", name="Read", input={"file_path": "/a.py"}),
     ]
     blocks = thread(*records)["tools:1"].blocks
     texts = [b["text"]["text"] for b in blocks if b["type"] == "section"]
@@ -127,7 +143,7 @@ def test_remarks_between_tools_are_shown_in_order_in_the_group() -> None:
 
 
 def test_assistant_markdown_becomes_mrkdwn_and_mentions_stay_text() -> None:
-    text = AssistantText("s1", at(1), 2, text="# Plan\n**Do** it <!channel>")
+    text = AssistantText(Origin("s1", at(1), 2), text="# Plan\n**Do** it <!channel>")
     message = thread(text)["text:1"]
     assert message.blocks[0]["text"]["text"] == "*Plan*\n*Do* it &lt;!channel&gt;"
     assert message.text == "# Plan **Do** it &lt;!channel&gt;"
@@ -139,16 +155,16 @@ def test_todo_list_marks_each_state() -> None:
         Todo("Fix bug", "in_progress", active_form="Fixing bug"),
         Todo("Ship", "pending"),
     )
-    message = thread(TodoUpdate("s1", at(1), 2, todos=todos))["todos"]
+    message = thread(TodoUpdate(Origin("s1", at(1), 2), todos=todos))["todos"]
     assert message.blocks[0]["elements"][0]["text"] == "📝 *Todo list* · 1/3 done"
     assert message.blocks[1]["text"]["text"] == "✅ ~Write tests~\n🔄 *Fixing bug*\n⬜ Ship"
 
 
 def test_delegation_shows_member_task_and_answer() -> None:
     records = [
-        SessionStarted("s1", at(0), 1, agent="Agno team Dev Team"),
-        Delegation("s1", at(1), 2, call_id="d", member="researcher", task="Find limits"),
-        ToolResult("s1", at(4), 3, call_id="d", output="Tier **3**"),
+        SessionStarted(Origin("s1", at(0), 1), agent="Agno team Dev Team"),
+        Delegation(Origin("s1", at(1), 2), call_id="d", member="researcher", task="Find limits"),
+        ToolResult(Origin("s1", at(4), 3), call_id="d", output="Tier **3**"),
     ]
     message = thread(*records)["delegation:1"]
     head = message.blocks[0]["text"]["text"]
@@ -157,21 +173,26 @@ def test_delegation_shows_member_task_and_answer() -> None:
 
 
 def test_error_notice_is_marked_as_an_error() -> None:
-    notice = Notice("s1", at(1), 2, kind="api_error", text="overloaded", level="error")
+    notice = Notice(Origin("s1", at(1), 2), kind="api_error", text="overloaded", level="error")
     message = thread(notice)["notice:1"]
     assert message.blocks[0]["elements"][0]["text"] == "🛑 *api error*"
 
 
 def test_user_turn_shows_the_prompt() -> None:
-    message = thread(UserText("s1", at(0), 1, text="Fix the <b>bug</b>"))["user:1"]
+    message = thread(UserText(Origin("s1", at(0), 1), text="Fix the <b>bug</b>"))["user:1"]
     assert message.blocks[1]["text"]["text"] == "Fix the &lt;b&gt;bug&lt;/b&gt;"
 
 
 def test_result_shows_figures_denials_and_errors() -> None:
     result = SessionResult(
-        "s1", at(9), 2,
-        status=ResultStatus.FAILED, subtype="error_max_turns", duration_ms=65_000,
-        duration_api_ms=40_000, num_turns=12, cost_usd=1.5, input_tokens=12_000,
+        Origin("s1", at(9), 2),
+        status=ResultStatus.FAILED,
+        subtype="error_max_turns",
+        duration_ms=65_000,
+        duration_api_ms=40_000,
+        num_turns=12,
+        cost_usd=1.5,
+        input_tokens=12_000,
         output_tokens=800,
         permission_denials=(PermissionDenial("Bash", "t1", "rm -rf /tmp/x"),),
         errors=("max turns reached",),
@@ -185,7 +206,7 @@ def test_result_shows_figures_denials_and_errors() -> None:
 
 
 def test_a_huge_text_stays_within_limits_and_says_what_was_cut() -> None:
-    big = AssistantText("s1", at(1), 2, text="word " * 10_000)
+    big = AssistantText(Origin("s1", at(1), 2), text="word " * 10_000)
     message = thread(big)["text:1"]
     assert "more characters not shown" in shown(message)
 
@@ -193,14 +214,14 @@ def test_a_huge_text_stays_within_limits_and_says_what_was_cut() -> None:
 def test_messages_that_will_not_change_are_marked_final() -> None:
     records = [
         start(),
-        ToolCall("s1", at(1), 2, call_id="a", name="Bash", input={"command": "ls"}),
-        ToolResult("s1", at(2), 3, call_id="a", output="x"),
-        AssistantText("s1", at(3), 4, text="A long explanation. " * 20),
-        ToolCall("s1", at(4), 5, call_id="b", name="Bash", input={"command": "make"}),
+        ToolCall(Origin("s1", at(1), 2), call_id="a", name="Bash", input={"command": "ls"}),
+        ToolResult(Origin("s1", at(2), 3), call_id="a", output="x"),
+        AssistantText(Origin("s1", at(3), 4), text="A long explanation. " * 20),
+        ToolCall(Origin("s1", at(4), 5), call_id="b", name="Bash", input={"command": "make"}),
     ]
     finals = {key: m.final for key, m in thread(*records).items()}
     assert finals == {"root": False, "tools:1": True, "text:2": True, "tools:3": False}
-    ended = thread(*records, SessionResult("s1", at(9), 6))
+    ended = thread(*records, SessionResult(Origin("s1", at(9), 6)))
     assert all(message.final for message in ended.values())
 
 

@@ -17,6 +17,7 @@ from bot.records import (
     Compaction,
     Ignored,
     Notice,
+    Origin,
     PermissionDenial,
     Record,
     ResultStatus,
@@ -91,7 +92,7 @@ def test_detect_claims_every_line_of_every_corpus_file() -> None:
         data = corpus_file(FAMILY_DIR, name).read_bytes()
         values = [orjson.loads(raw) for raw in data.splitlines() if raw.strip()]
         assert values and all(detect(value) for value in values), name
-        assert detect_family(values[0]) is claude_stream
+        assert detect_family(values[0]) is claude_stream.FORMAT
 
 
 @pytest.mark.parametrize(
@@ -192,7 +193,9 @@ def test_empty_text_is_skipped_and_a_line_with_nothing_to_show_is_one_ignored_re
         assistant({"type": "text", "text": ""}, {"type": "thinking", "thinking": ""}),
         assistant({"type": "redacted_thinking", "data": "xx"}),
     )
-    assert empty == [Ignored(session_id="s1", timestamp=None, line=1, kind="empty assistant")]
+    assert empty == [
+        Ignored(Origin(session_id="s1", timestamp=None, line=1), kind="empty assistant")
+    ]
     assert redacted is not None and [(type(r), r.kind) for r in only(redacted, Ignored)] == [
         (Ignored, "redacted_thinking")
     ]
@@ -223,7 +226,7 @@ def test_todo_write_is_a_tool_call_followed_by_the_whole_todo_list() -> None:
 def test_user_content_as_a_string_is_user_text() -> None:
     [records] = parse(user("Please list the files."))
     text = "Please list the files."
-    assert records == [UserText(session_id="s1", timestamp=None, line=1, text=text)]
+    assert records == [UserText(Origin(session_id="s1", timestamp=None, line=1), text=text)]
 
 
 def test_interruptions_mark_the_tool_result_and_the_user_line_is_a_warning() -> None:
@@ -255,7 +258,9 @@ def test_unknown_system_subtypes_are_notices_named_after_them() -> None:
         line("system", subtype=None),
     )
     assert state == [
-        Notice(session_id="s1", timestamp=None, line=1, kind="state", text="state: phase=idle")
+        Notice(
+            Origin(session_id="s1", timestamp=None, line=1), kind="state", text="state: phase=idle"
+        )
     ]
     assert retry is not None and (retry[0].kind, retry[0].level) == ("api_retry", "warning")
     assert retry[0].text == "api_retry: attempt=2, error_status=529"
@@ -267,7 +272,7 @@ def test_unknown_system_subtypes_are_notices_named_after_them() -> None:
 )
 def test_progress_ticks_are_ignored(subtype: str) -> None:
     assert parse(line("system", subtype=subtype)) == [
-        [Ignored(session_id="s1", timestamp=None, line=1, kind=subtype)]
+        [Ignored(Origin(session_id="s1", timestamp=None, line=1), kind=subtype)]
     ]
 
 
@@ -324,9 +329,7 @@ def test_unknown_top_level_type_is_a_notice_with_a_session_and_not_mine_without(
     )
     assert named == [
         Notice(
-            session_id="s1",
-            timestamp=None,
-            line=1,
+            Origin(session_id="s1", timestamp=None, line=1),
             kind="prompt_suggestion",
             text="prompt_suggestion: suggestion=Run the tests",
         )

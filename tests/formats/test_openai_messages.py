@@ -16,6 +16,7 @@ from bot.records import (
     AssistantText,
     Ignored,
     Notice,
+    Origin,
     Record,
     ResultStatus,
     SessionResult,
@@ -315,7 +316,7 @@ def test_simple_traj_is_one_swe_agent_session_named_after_the_file() -> None:
     assert {r.session_id for r in records} == {"SWE-agent__SWE-agent__function_calling_simple"}
     (started,) = of_type(records, SessionStarted)
     assert (started.agent, started.model) == ("SWE-agent", None)
-    assert records[1] == Ignored(started.session_id, None, 1, kind="system_prompt")
+    assert records[1] == Ignored(Origin(started.session_id, None, 1), kind="system_prompt")
 
 
 def test_simple_traj_calls_are_answered_and_nothing_failed() -> None:
@@ -626,7 +627,7 @@ def test_values_of_no_known_shape_are_not_understood() -> None:
     for value in (42, "text", {"foo": 1}, [1, 2], {"metadata": {}, "other": 1}):
         assert parser.parse(value, 1) is None, value
     assert parser.parse({"metadata": {"description": "d"}}, 1) == [
-        Ignored("x", None, 1, kind="metadata")
+        Ignored(Origin("x", None, 1), kind="metadata")
     ]
 
 

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.errors import FormatError
-from bot.formats import FAMILIES
+from bot.formats import FAMILIES, LogFormat
 from bot.formats import reader as reader_module
 from bot.formats.parser import Delegating, LineParser
 from bot.formats.reader import SourceReader
@@ -50,8 +50,11 @@ def _records(lines: list[tuple[bytes, int | None]]) -> tuple[list[Record], int]:
     kept = [
         dataclasses.replace(
             record,
-            line=origin[record.line] or -1,
-            session_id=_renumbered(record.session_id, origin),
+            origin=dataclasses.replace(
+                record.origin,
+                line=origin[record.line] or -1,
+                session_id=_renumbered(record.session_id, origin),
+            ),
         )
         for record in out
         if type(record) is not Unparsed
@@ -163,30 +166,33 @@ def test_json_lines_are_read_one_by_one() -> None:
     assert list(split_lines(data)) == [(1, b'{"a": 1}'), (2, b'{"b": 2}'), (3, b"")]
 
 
-class _Fragile:
-    """A format whose parser trips over a value it did not foresee."""
+class _FragileParser:
+    """A parser (of no ``LineParser`` class) that trips over a value it did not foresee."""
 
-    FAMILY = "fragile"
+    def __init__(self, source: str) -> None:
+        self.source = source
 
-    @staticmethod
-    def detect(obj: object) -> bool:
-        return True
+    def parse(self, obj: object, line: int) -> list[Record] | None:
+        raise TypeError("unhashable type: 'list'")
 
-    class Parser:
-        def __init__(self, source: str) -> None:
-            self.source = source
+    def finish(self) -> list[Record]:
+        return []
 
-        def parse(self, obj: object, line: int) -> list[Record] | None:
-            raise TypeError("unhashable type: 'list'")
 
-        def finish(self) -> list[Record]:
-            return []
+_FRAGILE = LogFormat(
+    name="fragile",
+    agent="Fragile",
+    detect=lambda obj: True,
+    parser=_FragileParser,
+    reports_result=False,
+    produced_by="a test",
+)
 
 
 def test_a_line_the_parser_trips_over_is_counted_not_raised(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setitem(reader_module.FAMILIES, "fragile", _Fragile)
+    monkeypatch.setitem(reader_module.FAMILIES, "fragile", _FRAGILE)
     reader = SourceReader("x", family="fragile")
     (record,) = reader.feed(b'{"type": ["odd"]}', 3)
     assert isinstance(record, Unparsed)
@@ -227,7 +233,7 @@ def test_no_format_claims_a_value_of_another_familys_corpus(family: str, other_d
 
 
 def test_a_parser_of_any_class_is_called_through_the_base_class() -> None:
-    wrapped = Delegating(_Fragile.Parser("x"))
+    wrapped = Delegating(_FragileParser("x"))
     assert isinstance(wrapped, LineParser)
     assert wrapped.finish() == []
     reader = SourceReader("x", family="backend")

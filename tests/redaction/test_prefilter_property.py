@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.records import ToolCall, ToolResult
+from bot.records import Origin, ToolCall, ToolResult
 from bot.redaction import Redactor, bounded_redact, redact_record
 from tests.fixtures.secrets.fake import fake_secrets
 
@@ -25,14 +25,14 @@ TEXTS = st.lists(st.sampled_from(PIECES), max_size=30).map("".join)
 @settings(max_examples=400, deadline=None)
 @given(TEXTS)
 def test_a_record_is_redacted_exactly_as_its_strings_are(text: str) -> None:
-    record = ToolResult("s", None, 1, call_id="c", output=text)
+    record = ToolResult(Origin("s", None, 1), call_id="c", output=text)
     assert redact_record(record, REDACTOR).output == bounded_redact(REDACTOR, text)
 
 
 @settings(max_examples=200, deadline=None)
 @given(TEXTS, TEXTS)
 def test_nested_inputs_are_redacted_exactly_as_their_strings_are(key: str, value: str) -> None:
-    record = ToolCall("s", None, 1, call_id="c", name="Bash", input={"a": [{key: value}]})
+    record = ToolCall(Origin("s", None, 1), call_id="c", name="Bash", input={"a": [{key: value}]})
     redacted = redact_record(record, REDACTOR).input["a"][0]
     assert redacted == {bounded_redact(REDACTOR, key): bounded_redact(REDACTOR, value)}
 

@@ -10,6 +10,7 @@ import orjson
 from blocks.thread import thread_messages
 from bot.records import (
     AssistantText,
+    Origin,
     SessionResult,
     SessionStarted,
     Todo,
@@ -31,14 +32,18 @@ AT = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 def test_a_record_without_secrets_is_returned_as_the_very_same_object() -> None:
-    record = ToolCall("s", AT, 1, call_id="c", name="Bash", input={"command": "ls -la"})
+    record = ToolCall(Origin("s", AT, 1), call_id="c", name="Bash", input={"command": "ls -la"})
     assert redact_record(record, REDACTOR) is record
 
 
 def test_every_string_field_and_nested_string_is_redacted() -> None:
-    record = ToolCall("s", AT, 1, call_id="c", name="Bash",
-                      input={"command": f"curl -H {TOKEN}", "env": [{"K": TOKEN}], "n": 3},
-                      raw_input=f'{{"key": "{TOKEN}"}}')  # fmt: skip
+    record = ToolCall(
+        Origin("s", AT, 1),
+        call_id="c",
+        name="Bash",
+        input={"command": f"curl -H {TOKEN}", "env": [{"K": TOKEN}], "n": 3},
+        raw_input=f'{{"key": "{TOKEN}"}}',
+    )  # fmt: skip
     redacted = redact_record(record, REDACTOR)
     assert TOKEN not in orjson.dumps(redacted).decode()
     assert redacted.input["n"] == 3 and redacted.call_id == "c"
@@ -46,8 +51,8 @@ def test_every_string_field_and_nested_string_is_redacted() -> None:
 
 
 def test_todos_and_result_tuples_are_redacted() -> None:
-    todos = TodoUpdate("s", AT, 1, todos=(Todo(f"rotate {TOKEN}", "pending"),))
-    result = SessionResult("s", AT, 2, text=f"done {TOKEN}", errors=(f"e {TOKEN}",))
+    todos = TodoUpdate(Origin("s", AT, 1), todos=(Todo(f"rotate {TOKEN}", "pending"),))
+    result = SessionResult(Origin("s", AT, 2), text=f"done {TOKEN}", errors=(f"e {TOKEN}",))
     for record in (todos, result):
         assert TOKEN not in orjson.dumps(redact_record(record, REDACTOR)).decode()
 
@@ -68,7 +73,7 @@ def test_a_head_with_no_whitespace_past_the_limit_is_cut_at_the_margin() -> None
 
 def _book(*records: object) -> SessionBook:
     book = SessionBook()
-    book.apply(SessionStarted("s", AT, 0, agent="Claude Code"))
+    book.apply(SessionStarted(Origin("s", AT, 0), agent="Claude Code"))
     for record in records:
         book.apply(redact_record(record, REDACTOR))
     return book
@@ -81,22 +86,22 @@ def _shown(book: SessionBook) -> str:
 
 def test_a_secret_across_the_text_cap_shows_no_part_of_it() -> None:
     text = "w " * ((TEXT_CAP - 20) // 2) + TOKEN + " and more"
-    shown = _shown(_book(AssistantText("s", AT, 1, text=text)))
+    shown = _shown(_book(AssistantText(Origin("s", AT, 1), text=text)))
     assert "ghp_" not in shown and TOKEN[4:12] not in shown
 
 
 def test_a_secret_across_a_tool_error_preview_cut_shows_no_part_of_it() -> None:
     output = "e" * (PREVIEW_LIMIT - 10) + " " + TOKEN
-    call = ToolCall("s", AT, 1, call_id="c", name="Bash", input={"command": "deploy"})
-    result = ToolResult("s", AT, 2, call_id="c", output=output, is_error=True)
+    call = ToolCall(Origin("s", AT, 1), call_id="c", name="Bash", input={"command": "deploy"})
+    result = ToolResult(Origin("s", AT, 2), call_id="c", output=output, is_error=True)
     shown = _shown(_book(call, result))
     assert "ghp_" not in shown and TOKEN[4:12] not in shown
 
 
 def test_a_secret_split_across_two_deltas_is_caught_by_the_final_payload_pass() -> None:
     cut = len(TOKEN) // 2
-    first = AssistantText("s", AT, 1, text=f"key {TOKEN[:cut]}", delta=True)
-    second = AssistantText("s", AT, 2, text=f"{TOKEN[cut:]} end", delta=True)
+    first = AssistantText(Origin("s", AT, 1), text=f"key {TOKEN[:cut]}", delta=True)
+    second = AssistantText(Origin("s", AT, 2), text=f"{TOKEN[cut:]} end", delta=True)
     assert redact_record(first, REDACTOR) is first  # half a token is no token
     book = _book(first, second)
     raw = orjson.dumps([m.payload() for m in thread_messages(book.sessions["s"], AT)]).decode()
@@ -106,11 +111,11 @@ def test_a_secret_split_across_two_deltas_is_caught_by_the_final_payload_pass() 
 
 def test_a_record_whose_words_only_look_like_keys_is_not_walked_again() -> None:
     output = '{"usage": {"input_tokens": 2, "cache_read_input_tokens": 17639}} see https://x.io'
-    record = ToolResult("s", AT, 1, call_id="c", output=output)
+    record = ToolResult(Origin("s", AT, 1), call_id="c", output=output)
     assert not REDACTOR.may_hold_secret_json(orjson.dumps(record))  # ...as the walk sees it
     assert redact_record(record, REDACTOR) is record
 
 
 def test_an_assignment_across_a_newline_in_a_record_is_redacted() -> None:
-    record = ToolResult("s", AT, 1, call_id="c", output='password:\n   "Xk9mQ2vLp8zR"\n')
+    record = ToolResult(Origin("s", AT, 1), call_id="c", output='password:\n   "Xk9mQ2vLp8zR"\n')
     assert "Xk9mQ2vLp8zR" not in redact_record(record, REDACTOR).output

@@ -8,14 +8,14 @@ import pickle
 import pytest
 
 import bot.session.book as book_module
-from bot.records import AssistantText, SessionStarted, ToolCall
+from bot.records import AssistantText, Origin, SessionStarted, ToolCall
 from bot.session import SessionBook
 
 
 def _book(*session_ids: str) -> SessionBook:
     book = SessionBook()
     for number, session_id in enumerate(session_ids, start=1):
-        book.apply(SessionStarted(session_id, None, number))
+        book.apply(SessionStarted(Origin(session_id, None, number)))
     return book
 
 
@@ -28,7 +28,7 @@ def test_a_released_session_is_forgotten() -> None:
 def test_a_late_record_of_a_released_session_is_counted_not_applied() -> None:
     book = _book("a", "b")
     book.release("a")
-    assert book.apply(AssistantText("a", None, 3, text="late")) is None
+    assert book.apply(AssistantText(Origin("a", None, 3), text="late")) is None
     assert "a" not in book.sessions
     assert book.late == 1
 
@@ -36,7 +36,7 @@ def test_a_late_record_of_a_released_session_is_counted_not_applied() -> None:
 def test_releasing_the_session_of_the_last_record_forgets_it_too() -> None:
     book = _book("a")
     book.release("a")
-    assert book.apply(ToolCall("a", None, 2, call_id="x", name="Read")) is None
+    assert book.apply(ToolCall(Origin("a", None, 2), call_id="x", name="Read")) is None
     assert book.sessions == {}
 
 
@@ -44,12 +44,12 @@ def test_releasing_an_unknown_session_changes_nothing() -> None:
     book = _book("a")
     book.release("zzz")
     assert list(book.sessions) == ["a"]
-    assert book.apply(AssistantText("zzz", None, 2, text="new")) is not None
+    assert book.apply(AssistantText(Origin("zzz", None, 2), text="new")) is not None
 
 
 def test_the_least_recent_session_is_the_one_whose_last_record_is_oldest() -> None:
     book = _book("a", "b", "c")
-    book.apply(AssistantText("a", None, 4, text="again"))
+    book.apply(AssistantText(Origin("a", None, 4), text="again"))
     least = book.least_recent()
     assert least is not None and least.session_id == "b"
 
@@ -65,14 +65,14 @@ def test_tombstones_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     book = _book("a", "b", "c")
     for session_id in ("a", "b", "c"):
         book.release(session_id)
-    assert book.apply(SessionStarted("a", None, 9)) is not None  # its tombstone is gone
-    assert book.apply(SessionStarted("c", None, 10)) is None
+    assert book.apply(SessionStarted(Origin("a", None, 9))) is not None  # its tombstone is gone
+    assert book.apply(SessionStarted(Origin("c", None, 10))) is None
 
 
 def test_a_book_survives_pickling_with_its_released_sessions() -> None:
     book = _book("a", "b")
     book.release("a")
     copy = pickle.loads(pickle.dumps(book))
-    assert copy.apply(AssistantText("a", None, 3, text="late")) is None
+    assert copy.apply(AssistantText(Origin("a", None, 3), text="late")) is None
     assert list(copy.sessions) == ["b"]
     assert copy.least_recent() is copy.sessions["b"]

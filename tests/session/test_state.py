@@ -8,6 +8,7 @@ from bot.records import (
     Delegation,
     Ignored,
     Notice,
+    Origin,
     ResultStatus,
     SessionResult,
     SessionStarted,
@@ -41,19 +42,22 @@ def at(seconds: float) -> datetime:
 
 
 def started() -> SessionStarted:
-    return SessionStarted(SID, at(0), 1, agent="Claude Code", model="m", cwd="/w")
+    return SessionStarted(Origin(SID, at(0), 1), agent="Claude Code", model="m", cwd="/w")
 
 
-def call(call_id: str, name: str = "Bash", t: float = 1, **kw: object) -> ToolCall:
-    return ToolCall(SID, at(t), 2, call_id=call_id, name=name, input={"command": "ls"}, **kw)  # type: ignore[arg-type]
+def call(
+    call_id: str, name: str = "Bash", t: float = 1, parent_call: str | None = None, **kw: object
+) -> ToolCall:
+    origin = Origin(SID, at(t), 2, parent_call)
+    return ToolCall(origin, call_id=call_id, name=name, input={"command": "ls"}, **kw)  # type: ignore[arg-type]
 
 
 def result(call_id: str, t: float = 2, **kw: object) -> ToolResult:
-    return ToolResult(SID, at(t), 3, call_id=call_id, output="done", **kw)  # type: ignore[arg-type]
+    return ToolResult(Origin(SID, at(t), 3), call_id=call_id, output="done", **kw)  # type: ignore[arg-type]
 
 
-def text(body: str, t: float = 1, **kw: object) -> AssistantText:
-    return AssistantText(SID, at(t), 4, text=body, **kw)  # type: ignore[arg-type]
+def text(body: str, t: float = 1, parent_call: str | None = None, **kw: object) -> AssistantText:
+    return AssistantText(Origin(SID, at(t), 4, parent_call), text=body, **kw)  # type: ignore[arg-type]
 
 
 def session_of(*records: object, verbosity: Verbosity = Verbosity.NORMAL) -> Session:
@@ -92,7 +96,7 @@ def test_result_without_a_call_is_counted_not_shown() -> None:
 
 def test_session_result_interrupts_calls_still_running() -> None:
     session = session_of(
-        started(), call("a"), SessionResult(SID, at(5), 9, status=ResultStatus.FAILED)
+        started(), call("a"), SessionResult(Origin(SID, at(5), 9), status=ResultStatus.FAILED)
     )
     assert session.calls["a"].status is ToolStatus.INTERRUPTED
     assert session.status is SessionStatus.FAILED
@@ -104,7 +108,7 @@ def test_interrupted_result_marks_the_call_interrupted() -> None:
 
 
 def test_user_interruption_notice_interrupts_running_calls() -> None:
-    notice = Notice(SID, at(3), 5, kind="interrupted", text="stopped", level="warning")
+    notice = Notice(Origin(SID, at(3), 5), kind="interrupted", text="stopped", level="warning")
     session = session_of(started(), call("a"), notice)
     assert session.calls["a"].status is ToolStatus.INTERRUPTED
 
@@ -161,14 +165,14 @@ def test_a_remark_with_code_is_its_own_text_batch() -> None:
 
 
 def test_result_repeating_the_last_text_batch_is_marked() -> None:
-    done = SessionResult(SID, at(5), 9, text="All done.\n")
+    done = SessionResult(Origin(SID, at(5), 9), text="All done.\n")
     session = session_of(started(), text("All done."), done)
     item = session.items[-1]
     assert isinstance(item, ResultItem) and item.repeats_text
 
 
 def test_result_after_a_remark_is_not_marked_as_repeating() -> None:
-    done = SessionResult(SID, at(5), 9, text="All done.")
+    done = SessionResult(Origin(SID, at(5), 9), text="All done.")
     session = session_of(started(), call("a"), text("All done."), done)
     item = session.items[-1]
     assert isinstance(item, ResultItem) and not item.repeats_text
@@ -176,7 +180,7 @@ def test_result_after_a_remark_is_not_marked_as_repeating() -> None:
 
 def test_hidden_records_do_not_break_a_text_batch() -> None:
     session = session_of(
-        started(), text("one"), Ignored(SID, None, 5, kind="progress"), text("two")
+        started(), text("one"), Ignored(Origin(SID, None, 5), kind="progress"), text("two")
     )
     assert len(session.items) == 1
 
@@ -203,7 +207,7 @@ def test_consecutive_tool_calls_share_a_group_up_to_its_size() -> None:
 
 def test_tool_output_is_kept_as_a_bounded_preview() -> None:
     big = "line\n" * 10_000
-    session = session_of(call("a"), ToolResult(SID, at(2), 3, call_id="a", output=big))
+    session = session_of(call("a"), ToolResult(Origin(SID, at(2), 3), call_id="a", output=big))
     state = session.calls["a"]
     assert len(state.output) == OK_PREVIEW_LIMIT
     assert state.output_size == len(big) and state.output_lines == 10_001
@@ -211,19 +215,19 @@ def test_tool_output_is_kept_as_a_bounded_preview() -> None:
 
 def test_a_failed_calls_output_keeps_more_for_its_error_block() -> None:
     big = "boom\n" * 10_000
-    result = ToolResult(SID, at(2), 3, call_id="a", output=big, is_error=True)
+    result = ToolResult(Origin(SID, at(2), 3), call_id="a", output=big, is_error=True)
     assert len(session_of(call("a"), result).calls["a"].output) == PREVIEW_LIMIT
 
 
 def test_a_delegations_answer_keeps_what_its_message_shows() -> None:
-    delegation = Delegation(SID, at(1), 2, call_id="d", member="m", task="t")
-    answer = ToolResult(SID, at(2), 3, call_id="d", output="x" * 10_000)
+    delegation = Delegation(Origin(SID, at(1), 2), call_id="d", member="m", task="t")
+    answer = ToolResult(Origin(SID, at(2), 3), call_id="d", output="x" * 10_000)
     assert len(session_of(delegation, answer).calls["d"].output) == ANSWER_LIMIT
 
 
 def test_subagent_calls_attach_to_the_task_that_started_them() -> None:
-    task = ToolCall(SID, at(1), 2, call_id="task", name="Task", input={"prompt": "look"})
-    child = ToolCall(SID, at(2), 3, call_id="c1", name="Read", input={}, parent_call="task")
+    task = ToolCall(Origin(SID, at(1), 2), call_id="task", name="Task", input={"prompt": "look"})
+    child = ToolCall(Origin(SID, at(2), 3, parent_call="task"), call_id="c1", name="Read", input={})
     session = session_of(started(), task, child)
     assert session.calls["c1"].parent == "task"
     assert session.calls["task"].children == ["c1"]
@@ -232,15 +236,15 @@ def test_subagent_calls_attach_to_the_task_that_started_them() -> None:
 
 
 def test_subagent_id_resolves_through_a_link() -> None:
-    task = ToolCall(SID, at(1), 2, call_id="task", name="Task", input={})
-    link = SubagentLink(SID, at(1), 3, agent_id="ag1", call_id="task")
-    child = ToolCall(SID, at(2), 4, call_id="c1", name="Read", input={}, subagent="ag1")
+    task = ToolCall(Origin(SID, at(1), 2), call_id="task", name="Task", input={})
+    link = SubagentLink(Origin(SID, at(1), 3), agent_id="ag1", call_id="task")
+    child = ToolCall(Origin(SID, at(2), 4, subagent="ag1"), call_id="c1", name="Read", input={})
     session = session_of(task, link, child)
     assert session.calls["c1"].parent == "task"
 
 
 def test_subagent_text_is_not_a_thread_item() -> None:
-    task = ToolCall(SID, at(1), 2, call_id="task", name="Task", input={})
+    task = ToolCall(Origin(SID, at(1), 2), call_id="task", name="Task", input={})
     session = session_of(task, text("inner", parent_call="task"))
     assert [type(item) for item in session.items] == [ToolGroup]
 
@@ -253,19 +257,19 @@ def test_same_call_id_seen_twice_is_one_call() -> None:
 
 
 def test_delegation_is_pending_until_its_member_starts_working() -> None:
-    delegation = Delegation(SID, at(1), 2, call_id="d1", member="researcher", task="find")
+    delegation = Delegation(Origin(SID, at(1), 2), call_id="d1", member="researcher", task="find")
     session = session_of(delegation)
     assert session.calls["d1"].status is ToolStatus.PENDING
     assert isinstance(session.items[0], DelegationItem)
     session.apply(call("m1", parent_call="d1"))
     assert session.calls["d1"].status is ToolStatus.RUNNING
-    session.apply(ToolResult(SID, at(3), 5, call_id="d1", output="answer"))
+    session.apply(ToolResult(Origin(SID, at(3), 5), call_id="d1", output="answer"))
     assert session.calls["d1"].status is ToolStatus.OK
 
 
 def test_latest_todo_list_is_kept_in_one_item() -> None:
-    first = TodoUpdate(SID, at(1), 2, todos=(Todo("a", "pending"),))
-    second = TodoUpdate(SID, at(2), 3, todos=(Todo("a", "completed"), Todo("b", "pending")))
+    first = TodoUpdate(Origin(SID, at(1), 2), todos=(Todo("a", "pending"),))
+    second = TodoUpdate(Origin(SID, at(2), 3), todos=(Todo("a", "completed"), Todo("b", "pending")))
     session = session_of(first, second)
     assert [type(item) for item in session.items] == [TodoItem]
     assert [todo.status for todo in session.todos] == ["completed", "pending"]
@@ -278,7 +282,7 @@ def test_todowrite_call_is_tracked_but_not_shown_as_a_tool() -> None:
 
 
 def test_thinking_shows_only_when_verbose() -> None:
-    thought = Thinking(SID, at(1), 2, text="hmm")
+    thought = Thinking(Origin(SID, at(1), 2), text="hmm")
     assert session_of(thought).items == []
     verbose = session_of(thought, verbosity=Verbosity.VERBOSE)
     assert isinstance(verbose.items[0], NoticeItem)
@@ -294,20 +298,20 @@ def test_quiet_shows_failed_calls_but_not_successful_ones() -> None:
 
 
 def test_quiet_hides_text_and_user_turns() -> None:
-    user = UserText(SID, at(0), 1, text="do it")
+    user = UserText(Origin(SID, at(0), 1), text="do it")
     session = session_of(user, text("sure"), verbosity=Verbosity.QUIET)
     assert session.items == []
 
 
 def test_user_text_becomes_a_user_turn() -> None:
-    session = session_of(UserText(SID, at(0), 1, text="  do it  "))
+    session = session_of(UserText(Origin(SID, at(0), 1), text="  do it  "))
     turn = session.items[0]
     assert isinstance(turn, UserTurn) and turn.text == "do it"
 
 
 def test_a_later_start_fills_in_what_the_first_lacked() -> None:
-    first = SessionStarted(SID, at(0), 1, agent="Claude Code (backend)")
-    later = SessionStarted(SID, at(1), 2, agent="other", model="opus", cwd="/w")
+    first = SessionStarted(Origin(SID, at(0), 1), agent="Claude Code (backend)")
+    later = SessionStarted(Origin(SID, at(1), 2), agent="other", model="opus", cwd="/w")
     session = session_of(first, later)
     assert (session.info.agent, session.info.model, session.info.cwd) == (
         "Claude Code (backend)",
@@ -322,21 +326,21 @@ def test_duplicate_session_start_is_hidden() -> None:
 
 
 def test_compaction_is_counted_and_noted() -> None:
-    session = session_of(Compaction(SID, at(1), 2, trigger="auto", pre_tokens=170251))
+    session = session_of(Compaction(Origin(SID, at(1), 2), trigger="auto", pre_tokens=170251))
     assert session.compactions == 1
     notice = session.items[0]
     assert isinstance(notice, NoticeItem) and "170,251 tokens" in notice.text
 
 
 def test_each_result_is_an_item_with_a_stable_key() -> None:
-    done = SessionResult(SID, at(5), 9)
+    done = SessionResult(Origin(SID, at(5), 9))
     session = session_of(started(), done, started(), done)
     keys = [item.key for item in session.items if isinstance(item, ResultItem)]
     assert keys == ["result", "result:2"]
 
 
 def test_new_run_after_a_result_is_running_again() -> None:
-    session = session_of(started(), SessionResult(SID, at(5), 9), started())
+    session = session_of(started(), SessionResult(Origin(SID, at(5), 9)), started())
     assert session.status is SessionStatus.RUNNING
 
 
@@ -354,9 +358,9 @@ def test_close_without_result_stays_running_when_the_format_reports_ends() -> No
 
 def test_book_routes_records_to_their_sessions() -> None:
     book = SessionBook()
-    book.apply(SessionStarted("a", None, 1))
-    book.apply(SessionStarted("b", None, 2))
-    book.apply(ToolCall("a", None, 3, call_id="x", name="Read"))
+    book.apply(SessionStarted(Origin("a", None, 1)))
+    book.apply(SessionStarted(Origin("b", None, 2)))
+    book.apply(ToolCall(Origin("a", None, 3), call_id="x", name="Read"))
     assert list(book.sessions) == ["a", "b"]
     assert list(book.sessions["a"].calls) == ["x"]
     assert book.records == 3

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from bot.records import AssistantText, UserText
+from bot.records import AssistantText, Origin, UserText
 from bot.session import Session
 
 SID = "s1"
@@ -14,21 +14,21 @@ READ = datetime(2026, 11, 21, 8, 0, tzinfo=UTC)
 
 def test_an_untimed_record_in_a_timed_log_does_not_move_the_session_end() -> None:
     session = Session(SID)
-    session.apply(UserText(SID, LOGGED, 1, text="go"), READ)
-    session.apply(AssistantText(SID, LOGGED + timedelta(seconds=30), 2, text="done"), READ)
-    session.apply(AssistantText(SID, None, 3, text="a line with no time"), READ)
+    session.apply(UserText(Origin(SID, LOGGED, 1), text="go"), READ)
+    session.apply(AssistantText(Origin(SID, LOGGED + timedelta(seconds=30), 2), text="done"), READ)
+    session.apply(AssistantText(Origin(SID, None, 3), text="a line with no time"), READ)
     assert (session.first_at, session.last_at) == (LOGGED, LOGGED + timedelta(seconds=30))
 
 
 def test_times_read_before_the_first_timed_record_are_replaced_by_logged_ones() -> None:
     session = Session(SID)
-    session.apply(UserText(SID, None, 1, text="a summary line"), READ)
-    session.apply(AssistantText(SID, LOGGED, 2, text="first timed"), READ)
+    session.apply(UserText(Origin(SID, None, 1), text="a summary line"), READ)
+    session.apply(AssistantText(Origin(SID, LOGGED, 2), text="first timed"), READ)
     assert (session.first_at, session.last_at) == (LOGGED, LOGGED)
 
 
 def test_a_log_without_times_uses_the_time_each_record_was_read() -> None:
     session = Session(SID)
-    session.apply(UserText(SID, None, 1, text="go"), READ)
-    session.apply(AssistantText(SID, None, 2, text="done"), READ + timedelta(seconds=5))
+    session.apply(UserText(Origin(SID, None, 1), text="go"), READ)
+    session.apply(AssistantText(Origin(SID, None, 2), text="done"), READ + timedelta(seconds=5))
     assert (session.first_at, session.last_at) == (READ, READ + timedelta(seconds=5))
