@@ -390,6 +390,8 @@ class SessionResult(Record):
     output_tokens: int | None = None
     cache_read_tokens: int | None = None
     cache_write_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    premium_requests: int | None = None  # GitHub Copilot bills requests, not tokens
     models: tuple[str, ...] = ()
     permission_denials: tuple[PermissionDenial, ...] = ()
     errors: tuple[str, ...] = ()
@@ -409,6 +411,8 @@ class SessionResult(Record):
         output_tokens: int | None = None,
         cache_read_tokens: int | None = None,
         cache_write_tokens: int | None = None,
+        reasoning_tokens: int | None = None,
+        premium_requests: int | None = None,
         models: tuple[str, ...] = (),
         permission_denials: tuple[PermissionDenial, ...] = (),
         errors: tuple[str, ...] = (),
@@ -426,6 +430,8 @@ class SessionResult(Record):
         self.output_tokens = output_tokens
         self.cache_read_tokens = cache_read_tokens
         self.cache_write_tokens = cache_write_tokens
+        self.reasoning_tokens = reasoning_tokens
+        self.premium_requests = premium_requests
         self.models = models
         self.permission_denials = permission_denials
         self.errors = errors
