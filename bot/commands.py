@@ -16,6 +16,7 @@ from types import FrameType
 from bot.checkpoints import Checkpoints, CoreState, Restored
 from bot.config import SLACK_API_URL, Settings
 from bot.delivery import Delivery, Pacing, SlackApi
+from bot.delivery.startup import reach_slack
 from bot.errors import FormatError, UsageError
 from bot.follower import Follower
 from bot.health import HealthServer, Heartbeat
@@ -94,8 +95,7 @@ def connected(settings: Settings, log: EventLog) -> Iterator[Slack]:
     api = SlackApi(settings.slack_bot_token.get_secret_value(),
                    settings.slack_api_url or SLACK_API_URL,
                    redactor=redactor_for(settings))  # fmt: skip
-    bot_user = api.check_auth()
-    channel = api.find_channel(settings.channel)
+    bot_user, channel = reach_slack(api, settings.channel, log=log)
     log.event("connected", channel=channel, bot_user=bot_user)
     yield Slack(api, channel)
 

@@ -57,6 +57,11 @@ class MessageGone(SlackError):
     """The message to update no longer exists (someone deleted it)."""
 
 
+class ThreadGone(SlackError):
+    """A reply cannot go into its thread: the thread's first message was deleted (or its ts
+    is not one Slack knows)."""
+
+
 class PayloadRejected(SlackError):
     """Slack refused the message's blocks (``invalid_blocks``, ``msg_blocks_too_long``)."""
 

@@ -41,6 +41,7 @@ RETIRE_AFTER_S = 600.0  # a finished, delivered session idle this long leaves me
 RETIRE_EVERY_S = 60.0  # ...checked this often (only with a store to keep it in)
 FRESH_RENDER_S = 0.1
 IDLE_WAIT_S = 0.25
+MAX_FLUSHES = 3  # a final delivery renders again at most this often for threads started again
 
 
 @dataclass
@@ -189,6 +190,9 @@ class Follower:
         now = self.wall_clock()
         for session in self.book.tick(now):
             self._touched.add(session.session_id)
+        for session_id in self.delivery.take_lost_threads():  # their roots were deleted
+            if session_id in self.book.sessions:
+                self._touched.add(session_id)
         touched = self._touched  # in the order the sessions appeared: their roots go in that order
         for session_id in [sid for sid in self.book.sessions if sid in touched]:
             session = self.book.sessions[session_id]
@@ -255,9 +259,8 @@ class Follower:
             self.book.close(expected_results(self._families))
             self._touched.update(self.book.sessions)
             self._unsaved = True
-        self.render(force=True)
         try:
-            done = self.delivery.flush(deadline_s)
+            done = self._flush(deadline_s)
         finally:
             self.save_checkpoint(force=True)
         counts = self.delivery.counts
@@ -266,6 +269,17 @@ class Follower:
                        records=self.counts.records, unparsed=self.counts.unparsed,
                        posts=counts.posts, updates=counts.updates, rate_limited=counts.rate_limited,
                        retries=counts.retries, waiting=self.delivery.pending)  # fmt: skip
+
+    def _flush(self, deadline_s: float | None) -> bool:
+        """Render and send everything; a thread started again meanwhile (its root was
+        deleted) is rendered whole and sent too."""
+        done = False
+        for _ in range(MAX_FLUSHES):
+            self.render(force=True)
+            done = self.delivery.flush(deadline_s)
+            if not self.delivery.lost_threads:
+                break
+        return done
 
     def _beat(self) -> None:
         """Tell the health endpoint how things stand (a frozen snapshot: no lock needed)."""

@@ -222,6 +222,15 @@ class StoredLedger(Ledger):
             )
         super().forget(session_id, key)
 
+    def forget_thread(self, session_id: str) -> None:
+        where = (self.destination, session_id)
+        with self.store._transaction():
+            for table in ("messages", "reactions", "in_flight"):
+                self.store.db.execute(
+                    f"DELETE FROM {table} WHERE destination = ? AND session = ?", where
+                )
+        super().forget_thread(session_id)
+
     def set_reaction(self, session_id: str, name: str) -> None:
         with self.store._transaction():
             self.store.db.execute("INSERT OR REPLACE INTO reactions VALUES (?, ?, ?)",

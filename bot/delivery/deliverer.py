@@ -15,7 +15,9 @@ waiting.
 Retries (5xx, connection errors) back off with tenacity. A post whose outcome is unknown is
 looked up in the thread by the key in its metadata before it is sent again, so a message is
 never posted twice. A payload Slack refuses is replaced by a smaller one; a deleted message is
-posted again.
+posted again. A session whose root was deleted (its replies cannot go into the thread any more)
+has its thread started again: a new root, its replies posted again under it (``lost_threads``
+names the sessions to render again whole); the other sessions are not touched.
 """
 
 from __future__ import annotations
@@ -31,7 +33,14 @@ from blocks.message import Message
 from bot.delivery.ledger import Ledger, digest
 from bot.delivery.pacing import Bucket, Pacing
 from bot.delivery.slack_api import SlackApi
-from bot.errors import MessageGone, PayloadRejected, RateLimited, SlackUnavailable
+from bot.errors import (
+    MessageGone,
+    PayloadRejected,
+    RateLimited,
+    SlackSetupError,
+    SlackUnavailable,
+    ThreadGone,
+)
 from bot.logs import EventLog
 
 Clock = Callable[[], float]
@@ -63,6 +72,7 @@ class Counts:
     retries: int = 0
     fallbacks: int = 0
     gave_up: int = 0  # calls whose retries ran out (Slack unreachable or answering 5xx)
+    restarts: int = 0  # threads started again because their root was deleted
 
 
 class Delivery:
@@ -95,6 +105,7 @@ class Delivery:
         self._order = 0
         self._outage_pause = 0.0  # while Slack is away: the pause after the last failed call
         self.outage_since: float | None = None  # when Slack went away (clock seconds)
+        self.lost_threads: set[str] = set()  # sessions whose thread starts again: render whole
 
     # --- what should be -------------------------------------------------------------------
 
@@ -260,13 +271,19 @@ class Delivery:
         else:
             thread = self.thread_ts or self.ledger.thread_of(wanted.session_id)
         broadcast = self.broadcast_result and wanted.key.startswith("result")
-        for attempt in self._retrying():
-            with attempt:
-                found = self.api.find_posted(self.channel, thread, key) if wanted.in_doubt else None
-                if not wanted.in_doubt:
-                    self.ledger.begin_post(wanted.session_id, wanted.key)
-                wanted.in_doubt = True  # from here on, a failed try may have been stored
-                ts = found or self._post_payload(wanted, thread, key, broadcast)
+        try:
+            for attempt in self._retrying():
+                with attempt:
+                    found = (
+                        self.api.find_posted(self.channel, thread, key) if wanted.in_doubt else None
+                    )
+                    if not wanted.in_doubt:
+                        self.ledger.begin_post(wanted.session_id, wanted.key)
+                    wanted.in_doubt = True  # from here on, a failed try may have been stored
+                    ts = found or self._post_payload(wanted, thread, key, broadcast)
+        except ThreadGone as error:
+            self._thread_gone(wanted.session_id, str(error))
+            return
         self.ledger.record(wanted.session_id, wanted.key, ts, wanted.digest)
         self._wanted.pop((wanted.session_id, wanted.key), None)
         self.counts = _add(self.counts, posts=1)
@@ -290,12 +307,34 @@ class Delivery:
                 with attempt:
                     self._update_payload(wanted, sent.ts)
         except MessageGone:
+            if wanted.key == "root" and self.thread_ts is None:
+                self._thread_gone(wanted.session_id, "its root was deleted")
+                return
             self.log.event("message_deleted", session=wanted.session_id, key=wanted.key)
             self.ledger.forget(wanted.session_id, wanted.key)  # posted again as new
             return
         self.ledger.record(wanted.session_id, wanted.key, sent.ts, wanted.digest)
         self._wanted.pop((wanted.session_id, wanted.key), None)
         self.counts = _add(self.counts, updates=1)
+
+    def _thread_gone(self, session_id: str, why: str) -> None:
+        """The session's thread cannot be written to: start it again (a new root, the replies
+        posted again under it). Into a thread the user named (``--thread-ts``) nothing can be
+        posted any more: that is the user's to fix."""
+        if self.thread_ts is not None:
+            raise SlackSetupError(f"the thread {self.thread_ts} (--thread-ts) is gone: {why}")
+        self.log.event("thread_restarted", session=session_id, reason=why)
+        self.ledger.forget_thread(session_id)
+        for entry in [entry for entry in self._wanted if entry[0] == session_id]:
+            del self._wanted[entry]
+        self._reactions.pop(session_id, None)
+        self.lost_threads.add(session_id)
+        self.counts = _add(self.counts, restarts=1)
+
+    def take_lost_threads(self) -> set[str]:
+        """The sessions whose threads start again (each to be wanted again whole), once."""
+        lost, self.lost_threads = self.lost_threads, set()
+        return lost
 
     def _update_payload(self, wanted: Wanted, ts: str) -> None:
         try:

@@ -55,6 +55,14 @@ class Ledger:
     def forget(self, session_id: str, key: str) -> None:
         self.messages.pop((session_id, key), None)
 
+    def forget_thread(self, session_id: str) -> None:
+        """Forget everything sent of a session's thread (its root was deleted): it is posted
+        again from its root."""
+        for entry in [entry for entry in self.messages if entry[0] == session_id]:
+            del self.messages[entry]
+        self.posting = {entry for entry in self.posting if entry[0] != session_id}
+        self.reactions.pop(session_id, None)
+
     def reaction_of(self, session_id: str) -> str | None:
         return self.reactions.get(session_id)
 

@@ -27,6 +27,7 @@ from bot.errors import (
     SlackCallFailed,
     SlackSetupError,
     SlackUnavailable,
+    ThreadGone,
 )
 from bot.redaction import Redactor, redact_value
 
@@ -35,6 +36,7 @@ METADATA_EVENT = "slacktail_message"
 _UNREACHABLE = (SlackClientError, urllib.error.URLError, http.client.HTTPException, OSError)
 _SAFE = {"unfurl_links": False, "unfurl_media": False, "parse": "none", "link_names": False}
 _CHANNEL_ID = re.compile(r"[CGD][A-Z0-9]{6,}")
+_THREAD_GONE = frozenset({"thread_not_found", "cannot_reply_to_message", "invalid_thread_ts"})
 _REJECTED = frozenset({"invalid_blocks", "invalid_blocks_format", "msg_blocks_too_long",
                        "msg_too_long", "no_text", "invalid_metadata_format"})  # fmt: skip
 _FIXES = {
@@ -179,6 +181,8 @@ def _translated(method: str, error: SlackApiError) -> Exception:
         return SlackUnavailable(f"{method}: HTTP {status}")
     if code == "message_not_found":
         return MessageGone(code)
+    if code in _THREAD_GONE:
+        return ThreadGone(code)
     if code in _REJECTED:
         return PayloadRejected(code)
     if code in _FIXES:

@@ -14,6 +14,7 @@ from blocks.message import Message
 from bot.delivery import Delivery, SlackApi
 from bot.errors import SlackSetupError
 from bot.localslack import LocalSlack
+from bot.localslack.model import HUMAN_USER_ID
 from bot.store import Store
 from tests.conftest import FakeClock
 from tests.delivery.conftest import TOKEN
@@ -248,3 +249,103 @@ def test_a_post_in_flight_when_the_last_run_died_is_found_not_posted_twice(
     assert restarted.flush()
     assert channel_texts(slack) == [("r", ["hello"])]
     assert not ledger.in_doubt("s1", "root") and ledger.thread_of("s1") is not None
+
+
+def _delete_root(slack: LocalSlack) -> str:
+    """A person deletes the first thread's root (a tombstone stays: it has replies)."""
+    root_ts = str(slack.channel_messages()[0]["ts"])
+    slack.api.chat_delete({"channel": slack.channel_id(), "ts": root_ts, "token": TOKEN})
+    return root_ts
+
+
+def _live_threads(slack: LocalSlack) -> list[tuple[str, list[str]]]:
+    deleted = "This message was deleted."
+    return [(root, replies) for root, replies in channel_texts(slack) if root != deleted]
+
+
+def test_a_reply_to_a_deleted_root_starts_the_thread_again_with_every_reply(
+    slack: LocalSlack, delivery: Delivery
+) -> None:
+    first = [message("root", "Session"), message("text:1", "Hi"), message("tools:2", "⏳ Bash")]
+    delivery.want("s1", first)
+    delivery.flush()
+    old_root = _delete_root(slack)
+    delivery.want("s1", [*first, message("text:3", "More")])
+    delivery.flush()  # the new reply cannot go: the thread is lost
+    assert delivery.take_lost_threads() == {"s1"}
+    assert delivery.ledger.thread_of("s1") is None
+    delivery.want("s1", [*first, message("text:3", "More")])  # the follower renders it whole
+    assert delivery.flush()
+    assert _live_threads(slack) == [("Session", ["Hi", "⏳ Bash", "More"])]
+    assert delivery.ledger.thread_of("s1") != old_root
+    assert delivery.counts.restarts == 1
+
+
+def test_an_update_of_a_deleted_root_starts_the_thread_again(
+    slack: LocalSlack, delivery: Delivery
+) -> None:
+    delivery.want("s1", [message("root", "Running"), message("text:1", "Hi")])
+    delivery.flush()
+    _delete_root(slack)
+    delivery.want("s1", [message("root", "Done", final=True), message("text:1", "Hi")])
+    delivery.flush()
+    assert delivery.take_lost_threads() == {"s1"}
+    delivery.want("s1", [message("root", "Done", final=True), message("text:1", "Hi")])
+    assert delivery.flush()
+    assert _live_threads(slack) == [("Done", ["Hi"])]
+
+
+def test_another_sessions_thread_does_not_notice_a_deleted_root(
+    slack: LocalSlack, delivery: Delivery
+) -> None:
+    delivery.want("s1", [message("root", "One"), message("text:1", "a")])
+    delivery.want("s2", [message("root", "Two"), message("text:1", "b")])
+    delivery.flush()
+    _delete_root(slack)  # s1's
+    delivery.want("s1", [message("root", "One"), message("text:1", "a"), message("text:2", "c")])
+    delivery.want("s2", [message("root", "Two"), message("text:1", "b"), message("text:2", "d")])
+    delivery.flush()
+    assert delivery.take_lost_threads() == {"s1"}
+    assert ("Two", ["b", "d"]) in channel_texts(slack)
+    assert delivery.ledger.thread_of("s2") is not None
+
+
+def test_a_deleted_thread_named_by_thread_ts_is_the_users_to_fix(
+    slack: LocalSlack, clock: FakeClock
+) -> None:
+    existing = slack.post_as_user("agents", "Nightly run starts here")
+    delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id(), clock=clock,
+                        sleep=clock.sleep, thread_ts=existing)  # fmt: skip
+    delivery.want("s1", [message("root", "Session")])
+    delivery.flush()
+    slack.workspace.delete(slack.channel_id(), existing, user=HUMAN_USER_ID)
+    delivery.want("s1", [message("root", "Session"), message("text:1", "Hi")])
+    with pytest.raises(SlackSetupError, match="--thread-ts"):
+        delivery.flush()
+
+
+def test_after_a_restart_a_root_deleted_meanwhile_starts_its_thread_again_and_is_kept(
+    slack: LocalSlack, clock: FakeClock, tmp_path: Path
+) -> None:
+    api = SlackApi(TOKEN, slack.base_url)
+    store = Store.open(tmp_path)
+    first = Delivery(api, slack.channel_id(), clock=clock, sleep=clock.sleep,
+                     ledger=store.ledger("T/C/"))  # fmt: skip
+    first.want("s1", [message("root", "Running"), message("text:1", "Hi")], "hourglass")
+    first.flush()
+    store.close()
+    _delete_root(slack)  # while slacktail was down
+
+    store = Store.open(tmp_path)
+    again = Delivery(api, slack.channel_id(), clock=clock, sleep=clock.sleep,
+                     ledger=store.ledger("T/C/"))  # fmt: skip
+    wanted = [message("root", "Done", final=True), message("text:1", "Hi")]
+    again.want("s1", wanted, "white_check_mark")
+    again.flush()
+    assert again.take_lost_threads() == {"s1"}
+    again.want("s1", wanted, "white_check_mark")
+    assert again.flush()
+    assert _live_threads(slack) == [("Done", ["Hi"])]
+    new_root = again.ledger.thread_of("s1")
+    store.close()
+    assert Store.open(tmp_path).ledger("T/C/").thread_of("s1") == new_root

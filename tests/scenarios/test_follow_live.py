@@ -7,7 +7,7 @@ from pathlib import Path
 
 import orjson
 
-from bot.delivery import Delivery, SlackApi
+from bot.delivery import Delivery, Pacing, SlackApi
 from bot.follower import Follower
 from bot.localslack import LocalSlack
 from bot.sources.follow import FileFollower
@@ -51,3 +51,37 @@ def test_a_tool_message_is_updated_in_place_when_the_tool_completes(tmp_path: Pa
         assert done["ts"] == running["ts"]
         assert done["blocks"][0]["text"]["text"].startswith("✅ *Bash* `make`")
         assert not follower.input_ended  # still following
+
+
+def _session_lines(sid: str) -> bytes:
+    return line({"type": "system", "subtype": "init", "session_id": sid, "cwd": "/w"}) + line(
+        {"type": "assistant", "session_id": sid,
+         "message": {"id": f"{sid}-m1", "content": [{"type": "text", "text": f"Hello from {sid}"}]}}
+    )  # fmt: skip
+
+
+def test_a_session_whose_root_a_person_deleted_gets_its_thread_again_and_others_never_notice(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "agent.jsonl"
+    log.write_bytes(_session_lines("a") + _session_lines("b"))
+    with LocalSlack(token=TOKEN, rate_limits=False) as slack:
+        delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id(), pacing=Pacing(50))
+        follower = Follower([FileFollower(log)], delivery,
+                            wall_clock=lambda: datetime(2026, 1, 1, tzinfo=UTC))  # fmt: skip
+        turn(follower)
+        first_a, first_b = (m["ts"] for m in slack.channel_messages())
+        slack.api.chat_delete({"channel": slack.channel_id(), "ts": first_a, "token": TOKEN})
+        with log.open("ab") as more:  # both sessions go on
+            for sid in ("a", "b"):
+                more.write(line({"type": "assistant", "session_id": sid, "message": {
+                    "id": f"{sid}-m2", "content": [{"type": "tool_use", "id": f"{sid}-t",
+                    "name": "Bash", "input": {"command": "make"}}]}}))  # fmt: skip
+        turn(follower)
+        turn(follower)  # the lost thread is rendered whole and sent again
+        roots = [m for m in slack.channel_messages() if m.get("subtype") != "tombstone"]
+        assert [m["ts"] == first_b for m in roots] == [True, False]  # b kept its thread
+        for root in roots:
+            texts = [r["text"] for r in slack.thread(slack.channel_id(), root["ts"])[1:]]
+            assert len(texts) == 2 and texts[0].startswith("Hello from")
+        assert follower.delivery.counts.restarts == 1
