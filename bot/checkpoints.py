@@ -21,9 +21,11 @@ from typing import Any
 
 from bot import __version__
 from bot.build import compiled
+from bot.errors import InputError
 from bot.formats.reader import SourceReader
 from bot.logs import EventLog
 from bot.session import Session, SessionBook
+from bot.sources.position import FilePosition
 from bot.store import Store
 
 # A compiled core pickles differently from a pure one: a checkpoint of the other kind is dropped.
@@ -80,12 +82,15 @@ class Checkpoints:
             return Restored(None, {})
         try:
             core = pickle.loads(checkpoint.core)
-        except (pickle.UnpicklingError, AttributeError, ImportError, EOFError, TypeError,
-                ValueError) as error:  # fmt: skip
-            self._drop(f"unreadable ({type(error).__name__}: {error})")
+        except Exception as error:  # unpickling garbage can raise almost any error: reported
+            self._drop(f"unreadable ({type(error).__name__}: {str(error)[:200]})")
             return Restored(None, {})
         if not isinstance(core, CoreState):
             self._drop("not a slacktail checkpoint")
+            return Restored(None, {})
+        unreadable = _unreadable_position(checkpoint.positions)
+        if unreadable is not None:  # its core would be read again from where it cannot say
+            self._drop(f"the position of {unreadable} is unreadable")
             return Restored(None, {})
         self.log.event("resumed", sessions=len(core.book.sessions),
                        sources=len(checkpoint.positions))  # fmt: skip
@@ -129,3 +134,13 @@ class Checkpoints:
     def _drop(self, why: str) -> None:
         self.log.event("checkpoint_dropped", why=why, reading_from="the start of each source")
         self.store.drop_checkpoint(self.job)
+
+
+def _unreadable_position(positions: dict[str, dict[str, Any]]) -> str | None:
+    """The first source whose stored position is not one slacktail wrote, or None."""
+    for name, position in positions.items():
+        try:
+            FilePosition.from_dict(position)
+        except InputError:
+            return name
+    return None

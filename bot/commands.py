@@ -66,8 +66,9 @@ def kept_state(settings: Settings, slack: Slack, job: str, log: EventLog) -> Ite
         state_dir = settings.state_dir or default_state_dir()
         store = Store.open(state_dir, log)
         if store.recovered:
-            print(f"slacktail: {state_dir}: the state file was unreadable and was set aside; "
-                  "reading from the start, looking for each message before posting it",
+            what = "was empty" if store.emptied else "was unreadable and was set aside"
+            print(f"slacktail: {state_dir}: the state file {what}; reading from the start, "
+                  "looking for each message in the channel before posting it",
                   file=sys.stderr)  # fmt: skip
     try:
         full_job = f"{slack.destination(settings.thread_ts)}|{job}"

@@ -23,6 +23,13 @@ class StateError(UsageError):
     """The state directory or database cannot be used (not writable, locked by another run)."""
 
 
+class StateUnavailable(SlacktailError):
+    """The state database cannot be used for now (the disk is full, another process holds a
+    lock on it, a read failed): nothing is set aside; trying again later may work."""
+
+    exit_code = 75  # EX_TEMPFAIL: a service manager should start slacktail again
+
+
 class FormatError(SlacktailError):
     """A log's format could not be determined or is not supported."""
 

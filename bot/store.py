@@ -7,9 +7,13 @@ checkpoint: the core's state (the format readers and the sessions) with every so
 position, written together in one transaction, so an offset is committed only with what it
 produced. Each change of what was sent is written as it happens.
 
-A state file SQLite cannot read is reported and set aside (renamed ``state.db.corrupt-…``),
-never silently replaced: the next run reads its sources from the start and looks for each
-message in the channel before posting it. A job is run by one process at a time (a lock file).
+Only a state file SQLite itself reports as corrupt (or as not a database) is set aside (renamed
+``state.db.corrupt-…``), never silently replaced: the run reads its sources from the start and
+looks for each message in the channel before posting it. A zero-byte state file (what is left
+when one was emptied) is treated the same way: what was sent is lost, so every message is
+looked for before it is posted. A full disk, a lock held by another process or a failed read is
+none of these: it is a one-line error, exit 75, and a service manager tries again later (see
+``bot.errors``). A job is run by one process at a time (a lock file).
 """
 
 from __future__ import annotations
@@ -28,10 +32,11 @@ from typing import Any
 import orjson
 
 from bot.delivery.ledger import Ledger, Sent
-from bot.errors import StateError
+from bot.errors import StateError, StateUnavailable
 from bot.logs import EventLog
 
 DB_NAME = "state.db"
+BUSY_TIMEOUT_S = 10.0  # how long a call waits for another process's lock on the database
 SCHEMA_VERSION = 1
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -69,10 +74,18 @@ class Store:
     """The state database. ``Store.open(dir)`` creates what is missing; ``Store.memory()``
     keeps nothing after the process (the embedded local Slack does not outlive it either)."""
 
-    def __init__(self, db: sqlite3.Connection, path: Path | None, *, recovered: bool = False):
+    def __init__(
+        self,
+        db: sqlite3.Connection,
+        path: Path | None,
+        *,
+        recovered: bool = False,
+        emptied: bool = False,
+    ):
         self.db = db
         self.path = path
-        self.recovered = recovered  # an unreadable state file was set aside at open
+        self.recovered = recovered or emptied  # what was sent is not known: look before posting
+        self.emptied = emptied  # (the state file was empty; else it was set aside)
         self._locks: list[int] = []
 
     @classmethod
@@ -86,16 +99,22 @@ class Store:
         """The database in ``state_dir`` (made 0700 if missing; the file 0600)."""
         _make_private_dir(state_dir)
         path = state_dir / DB_NAME
+        log = log or EventLog(None)
+        emptied = _emptied(path)
         try:
-            return cls(_connect(path), path)
-        except sqlite3.DatabaseError as error:
+            store = cls(_connect(path), path, emptied=emptied)
+        except sqlite3.Error as error:
+            if not isinstance(error, sqlite3.DatabaseError) or not _corrupt(error):
+                raise _unusable(path, error) from None
             aside = _set_aside(path)
-            (log or EventLog(None)).event("state_set_aside", path=str(path), moved_to=str(aside),
-                                          error=str(error))  # fmt: skip
+            log.event("state_set_aside", path=str(path), moved_to=str(aside), error=str(error))
             try:
                 return cls(_connect(path), path, recovered=True)
-            except sqlite3.DatabaseError as again:
-                raise StateError(f"{path}: cannot create the state database ({again})") from None
+            except sqlite3.Error as again:
+                raise _unusable(path, again) from None
+        if emptied:
+            log.event("state_emptied", path=str(path), looking_before_posting=True)
+        return store
 
     def close(self) -> None:
         for fd in self._locks:
@@ -122,12 +141,21 @@ class Store:
     # --- checkpoints ----------------------------------------------------------------------
 
     def checkpoint(self, job: str) -> Checkpoint | None:
+        """The job's checkpoint; None when there is none, or when its row is not one this
+        store wrote (it is then dropped: the sources are read again from their start)."""
         row = self.db.execute(
             "SELECT version, core, positions FROM checkpoints WHERE job = ?", (job,)
         ).fetchone()
         if row is None:
             return None
-        return Checkpoint(int(row[0]), bytes(row[1]), orjson.loads(row[2]))
+        try:
+            version, core, positions = int(row[0]), bytes(row[1]), orjson.loads(row[2])
+        except (TypeError, ValueError, orjson.JSONDecodeError):
+            positions = None
+        if not _positions_shape(positions):
+            self.drop_checkpoint(job)
+            return None
+        return Checkpoint(version, core, positions)
 
     def save_checkpoint(
         self, job: str, version: int, core: bytes, positions: dict[str, dict[str, Any]]
@@ -174,7 +202,7 @@ class Store:
         except sqlite3.Error as error:
             with suppress(sqlite3.Error):
                 self.db.execute("ROLLBACK")
-            raise StateError(f"state database: {error}") from None
+            raise _unusable(self.path or Path(":memory:"), error) from None
 
 
 class StoredLedger(Ledger):
@@ -239,10 +267,14 @@ class StoredLedger(Ledger):
 
 
 def _connect(path: Path) -> sqlite3.Connection:
-    if not path.exists():
-        os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))
-    os.chmod(path, 0o600)
-    db = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=10)
+    try:
+        if not path.exists():
+            os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))
+        os.chmod(path, 0o600)
+    except OSError as error:
+        raise StateError(f"{path}: cannot use the state file ({error.strerror})") from None
+    db = sqlite3.connect(path, isolation_level=None, check_same_thread=False,
+                         timeout=BUSY_TIMEOUT_S)  # fmt: skip
     try:
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=FULL")  # a commit survives a power cut, not just a kill
@@ -251,7 +283,7 @@ def _connect(path: Path) -> sqlite3.Connection:
             raise sqlite3.DatabaseError(f"integrity check: {problem}")
         db.executescript(_SCHEMA)
         _check_version(db)
-    except sqlite3.DatabaseError:
+    except (sqlite3.Error, StateError):
         db.close()
         raise
     for suffix in ("-wal", "-shm"):
@@ -260,13 +292,56 @@ def _connect(path: Path) -> sqlite3.Connection:
     return db
 
 
+def _emptied(path: Path) -> bool:
+    """A state file that exists but holds nothing (nor has a write-ahead log that would):
+    what slacktail had sent is lost."""
+    try:
+        if path.stat().st_size != 0:
+            return False
+    except FileNotFoundError:
+        return False
+    wal = Path(f"{path}-wal")
+    return not wal.exists() or wal.stat().st_size == 0
+
+
+# SQLite's primary result codes (https://sqlite.org/rescode.html)
+_CORRUPT = (11, 26)  # SQLITE_CORRUPT, SQLITE_NOTADB: the file is not a database SQLite can read
+_TRY_AGAIN = (5, 6, 10, 13, 15)  # BUSY, LOCKED, IOERR, FULL, PROTOCOL: may pass by itself
+
+
+def _corrupt(error: sqlite3.DatabaseError) -> bool:
+    code = getattr(error, "sqlite_errorcode", None)
+    if code is None:  # raised by slacktail's own checks (integrity, schema)
+        return str(error).startswith("integrity check")
+    return code & 0xFF in _CORRUPT
+
+
+def _unusable(path: Path, error: sqlite3.Error) -> Exception:
+    """The error to stop with when the database cannot be used as it is: to try again later
+    (a full disk, a lock, a failed read), or for the user to fix (permissions, a newer
+    schema)."""
+    code = getattr(error, "sqlite_errorcode", None)
+    if code is not None and code & 0xFF in _TRY_AGAIN:
+        return StateUnavailable(f"{path}: the state database cannot be used now ({error}); "
+                                "nothing was changed, try again later")  # fmt: skip
+    return StateError(f"{path}: the state database cannot be used ({error})")
+
+
+def _positions_shape(positions: object) -> bool:
+    return isinstance(positions, dict) and all(
+        isinstance(name, str) and isinstance(position, dict)
+        for name, position in positions.items()
+    )
+
+
 def _check_version(db: sqlite3.Connection) -> None:
     row = db.execute("SELECT value FROM meta WHERE name = 'schema'").fetchone()
     if row is None:
         db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
     elif row[0] != str(SCHEMA_VERSION):
-        raise sqlite3.DatabaseError(f"schema version {row[0]}, this slacktail reads "
-                                    f"{SCHEMA_VERSION}")  # fmt: skip
+        raise StateError(f"the state database has schema version {row[0]}; this slacktail "
+                         f"reads {SCHEMA_VERSION}: use the slacktail that wrote it, or "
+                         "another --state-dir")  # fmt: skip
 
 
 def _set_aside(path: Path) -> Path:

@@ -17,6 +17,7 @@ from bot.formats.reader import SourceReader
 from bot.logs import EventLog
 from bot.session import SessionBook
 from bot.sources.files import is_document, read_bytes, split_lines
+from bot.sources.position import FilePosition
 from bot.store import Store
 from tests.conftest import FakeClock, corpus_files
 
@@ -64,11 +65,12 @@ def _copy(core: CoreState) -> CoreState:
 def test_a_saved_checkpoint_is_restored(tmp_path: Path) -> None:
     store = Store.open(tmp_path)
     core = CoreState(SessionBook(), families={"s1": "agno"}, ended={"a.jsonl"})
-    Checkpoints(store, "job").save(core, {"a.jsonl": {"offset": 5}})
+    position = FilePosition("a.jsonl", 1, 2, "ab", 2, offset=5, line=1).to_dict()
+    Checkpoints(store, "job").save(core, {"a.jsonl": position})
     restored = Checkpoints(store, "job").restore()
     assert restored.core is not None
     assert restored.core.families == {"s1": "agno"} and restored.core.ended == {"a.jsonl"}
-    assert restored.positions == {"a.jsonl": {"offset": 5}}
+    assert restored.positions == {"a.jsonl": position}
 
 
 def test_no_checkpoint_restores_nothing(tmp_path: Path) -> None:
@@ -114,3 +116,30 @@ def test_checkpoints_are_due_at_most_every_interval(tmp_path: Path) -> None:
     assert not checkpoints.due()
     clock.advance(1.0)
     assert checkpoints.due()
+
+
+@pytest.mark.parametrize(
+    "garbage",
+    [b"\x80\x04\x95\xff\xff\xff\xff\xff\xff\xff\x7f", b"\x80\x05}q\x00(X\x01", b"\x80\x04K\x01.",
+     bytes(range(256)), pickle.dumps(list(range(3)))[:-3] + b"\x8c\xff"],
+    ids=["huge-frame", "truncated", "an-int", "every-byte", "cut-off"],
+)  # fmt: skip
+def test_a_checkpoint_of_any_garbage_is_dropped_never_raised(
+    tmp_path: Path, garbage: bytes
+) -> None:
+    store = Store.open(tmp_path)
+    store.save_checkpoint("job", CORE_VERSION, garbage, {})
+    log, out = _log()
+    assert Checkpoints(store, "job", log=log).restore().core is None
+    assert "checkpoint_dropped" in out.getvalue()
+    assert store.checkpoint("job") is None
+
+
+def test_a_checkpoint_whose_position_was_tampered_with_is_dropped_whole(tmp_path: Path) -> None:
+    store = Store.open(tmp_path)
+    core = CoreState(SessionBook())
+    store.save_checkpoint("job", CORE_VERSION, pickle.dumps(core), {"a.log": {"offset": -1}})
+    log, out = _log()
+    restored = Checkpoints(store, "job", log=log).restore()
+    assert restored.core is None and restored.positions == {}
+    assert "the position of a.log is unreadable" in out.getvalue()

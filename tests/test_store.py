@@ -3,13 +3,16 @@ an unreadable file is set aside and reported, one process per job."""
 
 from __future__ import annotations
 
+import io
 import os
+import sqlite3
 import stat
 from pathlib import Path
 
 import pytest
 
-from bot.errors import StateError
+from bot import store as store_module
+from bot.errors import StateError, StateUnavailable
 from bot.logs import EventLog
 from bot.store import DB_NAME, Store, default_state_dir
 
@@ -148,3 +151,102 @@ def test_a_memory_store_keeps_a_ledger_for_the_run(tmp_path: Path) -> None:
     store.lock("job")  # nothing to lock
     assert store.ledger("local/C/").thread_of("s1") == "1.0"
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_zero_byte_state_file_is_lost_state_and_every_message_is_looked_for_first(
+    tmp_path: Path,
+) -> None:
+    store = Store.open(tmp_path)
+    store.ledger("T/C/").record("s1", "root", "1.0", "d")
+    store.close()
+    for suffix in ("", "-wal", "-shm"):  # what an emptied state file leaves
+        path = tmp_path / f"{DB_NAME}{suffix}"
+        if path.exists():
+            path.write_bytes(b"")
+    lines = io.StringIO()
+    store = Store.open(tmp_path, EventLog(lines))
+    assert store.recovered
+    assert store.ledger("T/C/").look_before_posting
+    assert '"state_emptied"' in lines.getvalue()
+
+
+def test_a_locked_database_is_not_set_aside_and_says_try_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    Store.open(tmp_path).close()
+    holder = sqlite3.connect(tmp_path / DB_NAME, isolation_level=None)
+    holder.execute("PRAGMA locking_mode=EXCLUSIVE")  # another process holds it, readers too
+    holder.execute("BEGIN EXCLUSIVE")
+    monkeypatch.setattr(store_module, "BUSY_TIMEOUT_S", 0.05)
+    try:
+        with pytest.raises(StateUnavailable, match="try again later") as raised:
+            Store.open(tmp_path)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert raised.value.exit_code == 75
+    assert [p.name for p in tmp_path.iterdir() if ".corrupt-" in p.name] == []
+    assert not Store.open(tmp_path).recovered  # the same database, whole
+
+
+class _FullDisk:
+    """A connection to a database on a full disk: every statement fails as SQLite says."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        pass
+
+    def execute(self, *args: object) -> None:
+        error = sqlite3.OperationalError("database or disk is full")
+        error.sqlite_errorcode = 13  # type: ignore[attr-defined]
+        raise error
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_full_disk_at_start_up_keeps_the_healthy_database_and_says_try_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = Store.open(tmp_path)
+    store.ledger("T/C/").record("s1", "root", "1.0", "d")
+    store.close()
+    monkeypatch.setattr(store_module.sqlite3, "connect", _FullDisk)
+    with pytest.raises(StateUnavailable, match="disk is full"):
+        Store.open(tmp_path)
+    monkeypatch.undo()
+    assert [p.name for p in tmp_path.iterdir() if ".corrupt-" in p.name] == []
+    assert Store.open(tmp_path).ledger("T/C/").thread_of("s1") == "1.0"
+
+
+def test_a_database_of_a_newer_schema_is_refused_not_set_aside(tmp_path: Path) -> None:
+    Store.open(tmp_path).close()
+    db = sqlite3.connect(tmp_path / DB_NAME, isolation_level=None)
+    db.execute("UPDATE meta SET value = '99' WHERE name = 'schema'")
+    db.close()
+    with pytest.raises(StateError, match="schema version 99"):
+        Store.open(tmp_path)
+    assert [p.name for p in tmp_path.iterdir() if ".corrupt-" in p.name] == []
+
+
+@pytest.mark.parametrize(
+    ("version", "core", "positions"),
+    [
+        (1, b"\x80\x04garbage", b"{}"),
+        (1, b"", b"not json"),
+        (1, b"", b"[1, 2]"),
+        (1, b"", b'{"a.log": 5}'),
+        ("abc", b"", b"{}"),
+    ],
+    ids=["core", "positions-not-json", "positions-a-list", "a-position-not-an-object", "version"],
+)
+def test_a_checkpoint_row_of_garbage_is_dropped_not_raised(
+    tmp_path: Path, version: object, core: bytes, positions: bytes
+) -> None:
+    store = Store.open(tmp_path)
+    store.db.execute("INSERT INTO checkpoints VALUES (?, ?, ?, ?, ?)",
+                     ("job", version, 0.0, core, positions))  # fmt: skip
+    checkpoint = store.checkpoint("job")
+    if checkpoint is not None:  # a row of the right shape: its core is checked when restored
+        assert checkpoint.core == core
+    else:
+        assert store.db.execute("SELECT COUNT(*) FROM checkpoints").fetchone()[0] == 0

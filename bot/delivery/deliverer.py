@@ -348,11 +348,15 @@ class Delivery:
         assert ts is not None
         wanted = self._reactions[session_id]
         previous = self.ledger.reaction_of(session_id)
-        for attempt in self._retrying():
-            with attempt:
-                if previous is not None:
-                    self.api.react(self.channel, ts, previous, add=False)
-                self.api.react(self.channel, ts, wanted, add=True)
+        try:
+            for attempt in self._retrying():
+                with attempt:
+                    if previous is not None:
+                        self.api.react(self.channel, ts, previous, add=False)
+                    self.api.react(self.channel, ts, wanted, add=True)
+        except MessageGone:
+            self._thread_gone(session_id, "its root was deleted")
+            return
         self.ledger.set_reaction(session_id, wanted)
         del self._reactions[session_id]
         self.counts = _add(self.counts, reactions=1)

@@ -349,3 +349,21 @@ def test_after_a_restart_a_root_deleted_meanwhile_starts_its_thread_again_and_is
     new_root = again.ledger.thread_of("s1")
     store.close()
     assert Store.open(tmp_path).ledger("T/C/").thread_of("s1") == new_root
+
+
+def test_a_reaction_on_a_root_whose_ts_was_tampered_with_starts_the_thread_again(
+    slack: LocalSlack, delivery: Delivery
+) -> None:
+    root = message("root", "Session")
+    delivery.want("s1", [root], "hourglass_flowing_sand")
+    delivery.flush()
+    sent = delivery.ledger.sent("s1", "root")
+    assert sent is not None
+    delivery.ledger.record("s1", "root", "1234567890.000001", sent.digest)  # Slack has no such ts
+    delivery.want("s1", [root], "white_check_mark")  # only the reaction changes
+    delivery.flush()
+    assert delivery.take_lost_threads() == {"s1"}
+    delivery.want("s1", [root], "white_check_mark")
+    assert delivery.flush()
+    assert [m["text"] for m in slack.channel_messages()] == ["Session", "Session"]
+    assert calls(slack, "reactions.add")[-1]["name"] == "white_check_mark"
