@@ -35,6 +35,7 @@ def result_message(item: ResultItem) -> Message:
 
 
 def _facts(result: SessionResult) -> list[tuple[str, str]]:
+    """The figures the result reports, each where given and none made up for one it lacks."""
     pairs: list[tuple[str, str]] = []
     if result.duration_ms is not None:
         pairs.append(("Duration", duration(result.duration_ms / 1000)))
@@ -44,14 +45,28 @@ def _facts(result: SessionResult) -> list[tuple[str, str]]:
         pairs.append(("Turns", str(result.num_turns)))
     if result.cost_usd is not None:
         pairs.append(("Cost", cost(result.cost_usd)))
-    if result.input_tokens is not None or result.output_tokens is not None:
-        tokens = f"{count(result.input_tokens or 0)} in / {count(result.output_tokens or 0)} out"
-        if result.cache_read_tokens:
-            tokens += f" / {count(result.cache_read_tokens)} cached"
+    if result.premium_requests is not None:
+        pairs.append(("Premium requests", str(result.premium_requests)))
+    if tokens := _tokens(result):
         pairs.append(("Tokens", tokens))
     if result.models:
         pairs.append(("Models", safe_line(", ".join(result.models), 300)))
     return pairs
+
+
+def _tokens(result: SessionResult) -> str:
+    """``12k in / 800 out / 5.0k cached / 300 reasoning``: in and out where given (a reported
+    0 too), the cached and reasoning parts of them where given and not 0; "" when none is."""
+    parts: list[str] = []
+    if result.input_tokens is not None:
+        parts.append(f"{count(result.input_tokens)} in")
+    if result.output_tokens is not None:
+        parts.append(f"{count(result.output_tokens)} out")
+    if result.cache_read_tokens:
+        parts.append(f"{count(result.cache_read_tokens)} cached")
+    if result.reasoning_tokens:
+        parts.append(f"{count(result.reasoning_tokens)} reasoning")
+    return " / ".join(parts)
 
 
 def _add_problems(blocks: MessageBlocks, result: SessionResult) -> None:

@@ -9,6 +9,7 @@ from blocks.figures import SESSION_EMOJI, SESSION_WORD, cost, count, duration, p
 from blocks.message import Message
 from blocks.sections import MessageBlocks
 from blocks.text import code_span, plain_text, safe_line
+from bot.records import SessionResult
 from bot.session import Session, SessionStatus, ToolStatus
 
 _SESSION_RUNNING: Final = SessionStatus.RUNNING  # bound once (see `_OK` below)
@@ -44,7 +45,7 @@ def _facts(session: Session) -> list[tuple[str, str]]:
     if info.cwd:
         pairs.append(("Working directory", code_span(info.cwd, 300)))
     pairs.append(("Session", code_span(session.session_id, 200)))
-    if session.first_at is not None:
+    if session.timed and session.first_at is not None:  # the log's time, not when it was read
         pairs.append(("Started", slack_date(session.first_at)))
     if info.version:
         pairs.append(("Version", safe_line(info.version, 100)))
@@ -52,15 +53,22 @@ def _facts(session: Session) -> list[tuple[str, str]]:
 
 
 def elapsed_s(session: Session, now: datetime | None) -> float | None:
+    """The session's duration as its result reports it, else by the log's own times: since
+    its first time until ``now`` while it runs, else until its last time. ``None`` when
+    unknown: a log without times (when its lines were read is not when the agent wrote them),
+    or an ended session whose times are all one instant."""
     result = session.result
     if result is not None and result.duration_ms is not None:
         return result.duration_ms / 1000
-    end = session.last_at
-    if session.status is _SESSION_RUNNING and now is not None:
-        end = now
-    if session.first_at is None or end is None:
+    first = session.first_at
+    if not session.timed or first is None:
         return None
-    return max(0.0, (end - session.first_at).total_seconds())
+    if session.status is _SESSION_RUNNING and now is not None:
+        return max(0.0, (now - first).total_seconds())
+    end = session.last_at
+    if end is None or end <= first:
+        return None
+    return (end - first).total_seconds()
 
 
 def status_line(session: Session, now: datetime | None = None) -> str:
@@ -71,15 +79,28 @@ def status_line(session: Session, now: datetime | None = None) -> str:
         running = session.status is _SESSION_RUNNING and now is not None
         parts.append(_minutes(seconds) if running else duration(seconds))
     result = session.result
-    if result is not None and result.cost_usd is not None:
-        parts.append(cost(result.cost_usd))
-    if result is not None and result.output_tokens is not None:
-        parts.append(f"{count(result.output_tokens)} tokens out")
+    if result is not None:
+        parts.extend(_spent(result))
     if session.todos:
         parts.append(f"todos {_done(session)}/{len(session.todos)}")
     if session.compactions:
         parts.append(plural(session.compactions, "compaction"))
     return " · ".join([part for part in parts if part])  # a list: compiled, no generator
+
+
+def _spent(result: SessionResult) -> list[str]:
+    """What the session cost, as far as its result says: the cost, the tokens out (the tokens
+    in when only those are given), the premium requests; nothing of what it does not say."""
+    parts: list[str] = []
+    if result.cost_usd is not None:
+        parts.append(cost(result.cost_usd))
+    if result.output_tokens is not None:
+        parts.append(f"{count(result.output_tokens)} tokens out")
+    elif result.input_tokens is not None:
+        parts.append(f"{count(result.input_tokens)} tokens in")
+    if result.premium_requests is not None:
+        parts.append(plural(result.premium_requests, "premium request"))
+    return parts
 
 
 def _done(session: Session) -> int:

@@ -91,6 +91,8 @@ def _subagent_note(call: ToolCallState, session: Session) -> str:
             failed += 1
         elif child.status in OPEN_STATUSES:
             running += 1
+    if not children:  # none of them known: no "0 tool calls", no latest
+        return ""
     parts = [plural(len(children), "tool call")]
     if running:
         parts.append(f"{running} running")

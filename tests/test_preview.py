@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import orjson
@@ -10,8 +11,10 @@ import pytest
 from blocks.limits import check_message
 from blocks.thread import thread_messages
 from bot.cli import main
-from bot.preview import build_preview, preview_document
-from bot.session import SessionSettings, Verbosity
+from bot.formats.reader import SourceReader
+from bot.preview import build_preview, expected_results, preview_document, preview_text
+from bot.session import SessionBook, SessionSettings, SessionStatus, Verbosity
+from bot.sources.files import read_bytes, split_lines
 from tests.conftest import CORPUS_MISSING, FIXTURES, corpus_file, corpus_files
 from tests.unread import corpus_cases
 
@@ -158,3 +161,56 @@ def test_mentions_in_agent_text_show_as_literal_text() -> None:
     raw = orjson.dumps([m.payload() for m in thread_messages(session)]).decode()
     assert "&lt;!channel&gt;" in raw and "<!channel>" not in raw
     assert "&lt;@U024BE7LH&gt;" in raw
+
+
+READ = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
+
+
+def _books(path: Path) -> tuple[SessionBook, SessionBook]:
+    """The file's sessions twice: as followed into the channel (each line read a second after
+    the last, as a live log is) and as previewed (no read times)."""
+    reader = SourceReader(str(path))
+    channel, preview = SessionBook(), SessionBook()
+    families: dict[str, str] = {}
+    lines = split_lines(read_bytes(path))
+    batches = [(reader.feed(line, number), number) for number, line in lines]
+    batches.append((reader.finish(), len(batches) + 1))
+    for records, number in batches:
+        for record in records:
+            channel.apply(record, READ + timedelta(seconds=number))
+            session = preview.apply(record)
+            if session is not None:
+                families.setdefault(session.session_id, reader.family or "")
+    channel.close(expected_results(families))
+    preview.close(expected_results(families))
+    return channel, preview
+
+
+@needs_corpus
+@pytest.mark.parametrize("path", ALL_FILES, ids=_ids(ALL_FILES))
+def test_the_channel_shows_the_figures_the_preview_shows(path: Path) -> None:
+    channel, preview = _books(path)
+    last_read = READ + timedelta(days=1)
+    for session_id, followed in channel.sessions.items():
+        messages = [(m.key, m.blocks) for m in thread_messages(followed, last_read)]
+        expected = [(m.key, m.blocks) for m in thread_messages(preview.sessions[session_id])]
+        if followed.status is SessionStatus.RUNNING:  # a running root shows the time so far
+            messages, expected = messages[1:], expected[1:]
+        assert messages == expected, session_id
+
+
+def test_a_swe_agent_root_shows_no_cost_or_tokens_the_trajectory_did_not_count() -> None:
+    name = "SWE-agent__SWE-agent__marshmallow-code__marshmallow-1867.function_calling.traj"
+    (session,) = build_preview([corpus_file("openai-messages", name)]).sessions()
+    root, *_, result = thread_messages(session)
+    assert root.blocks[-1]["elements"][0]["text"] == "✅ *Succeeded* · 11 tool calls"
+    text = orjson.dumps(result.payload()).decode()
+    assert "*Turns*\\n11" in text
+    assert "$" not in text and "Tokens" not in text
+
+
+def test_preview_text_shows_no_duration_for_a_log_without_times() -> None:
+    name = "SWE-agent__SWE-agent__marshmallow-code__marshmallow-1867.function_calling.traj"
+    text = preview_text(build_preview([corpus_file("openai-messages", name)]))
+    assert "✅ *bash* `python reproduce.py`\n" in text
+    assert " · 0.0s" not in text and "$0.0000" not in text and "0 tokens" not in text

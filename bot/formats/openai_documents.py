@@ -98,11 +98,28 @@ def traj_result(info: object, model: str | None, origin: Origin) -> SessionResul
         status=ResultStatus.SUCCEEDED if submitted else ResultStatus.FAILED,
         subtype=exit_status,
         num_turns=as_int(stats.get("api_calls")),
-        cost_usd=as_float(stats.get("instance_cost")),
-        input_tokens=as_int(stats.get("tokens_sent")),
-        output_tokens=as_int(stats.get("tokens_received")),
+        cost_usd=_counted_cost(stats.get("instance_cost")),
+        input_tokens=_counted_tokens(stats.get("tokens_sent")),
+        output_tokens=_counted_tokens(stats.get("tokens_received")),
         models=(model,) if model else (),
     )
+
+
+# SWE-agent's `InstanceStats` counters start at 0, and only a priced model served through
+# litellm adds to the cost and tokens: a replayed, human or test model, or a model litellm
+# cannot price (cost "set to 0"), leaves them at 0. So 0 there is "not counted", not a
+# figure (the marshmallow-1867 corpus trajectory: 11 api_calls, 0 tokens sent).
+# (`api_calls` is counted by every model: it stays as given.)
+
+
+def _counted_cost(value: object) -> float | None:
+    cost = as_float(value)
+    return cost if cost else None
+
+
+def _counted_tokens(value: object) -> int | None:
+    tokens = as_int(value)
+    return tokens if tokens else None
 
 
 # --- Suna / agentpress rows ------------------------------------------------------------------

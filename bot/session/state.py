@@ -132,11 +132,14 @@ class Session:
         self.last_seen = now or at or self.last_seen
         significance = classify(record, duplicate_start=self.started)
         self.counts[significance] += 1
-        self._follow(record, at, significance >= self._threshold)
+        # A call's start and end are the log's times only: when a record was read is not when
+        # the agent did it (a log read at once would show every call taking 0.0s).
+        self._follow(record, at if self.timed else None, significance >= self._threshold)
         return significance
 
     def _follow(self, record: Record, at: datetime | None, shown: bool) -> None:
-        """Hand ``record`` to what its type changes (most frequent records first)."""
+        """Hand ``record`` to what its type changes (most frequent records first); ``at`` is
+        its time in the log (``None`` in a log without times)."""
         if isinstance(record, AssistantText):
             self._assistant_text(record, at, shown)
         elif isinstance(record, ToolCall):

@@ -87,9 +87,13 @@ class ToolCallState:
 
     @property
     def duration_s(self) -> float | None:
+        """How long the call took by the log's times; ``None`` when they do not tell: a time
+        missing, or no time between start and end (times logged to the second, or a call and
+        its result on one line), or an end before the start."""
         if self.started_at is None or self.ended_at is None:
             return None
-        return max(0.0, (self.ended_at - self.started_at).total_seconds())
+        seconds = (self.ended_at - self.started_at).total_seconds()
+        return seconds if seconds > 0.0 else None
 
 
 def _clip(text: str, limit: int = SUMMARY_LIMIT) -> str:

@@ -375,13 +375,31 @@ def test_marshmallow_traj_model_and_final_result() -> None:
     assert started.model == "gpt-4o"
     (result,) = of_type(records, SessionResult)
     assert records[-1] is result
-    assert (result.status, result.subtype, result.num_turns, result.cost_usd) == (
+    # model_stats: instance_cost 0, tokens_sent 0, tokens_received 0, api_calls 11
+    assert (result.status, result.subtype, result.num_turns) == (
         ResultStatus.SUCCEEDED,
         "submitted",
         11,
-        0.0,
     )
-    assert (result.input_tokens, result.output_tokens, result.models) == (0, 0, ("gpt-4o",))
+    assert (result.cost_usd, result.input_tokens, result.output_tokens) == (None, None, None)
+    assert result.models == ("gpt-4o",)
+
+
+def test_a_traj_gives_cost_and_tokens_only_where_swe_agent_counted_them() -> None:
+    uncounted = {"instance_cost": 0, "tokens_sent": 0, "tokens_received": 0, "api_calls": 0}
+    counted = {"instance_cost": 0.25, "tokens_sent": 9000, "tokens_received": 300, "api_calls": 4}
+    figures = []
+    for stats in (uncounted, counted, None):
+        info: dict[str, Any] = {"exit_status": "submitted"}
+        if stats is not None:
+            info["model_stats"] = stats
+        doc = {"history": [{"role": "user", "content": "fix it"}], "info": info}
+        (result,) = of_type(parse_values([(doc, 1)], source="t.traj"), SessionResult)
+        figures.append((result.cost_usd, result.input_tokens, result.output_tokens))
+        figures.append((result.num_turns,))
+    assert figures == [
+        (None, None, None), (0,), (0.25, 9000, 300), (4,), (None, None, None), (None,)
+    ]
 
 
 def test_a_traj_that_did_not_submit_failed_with_its_exit_status() -> None:

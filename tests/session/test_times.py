@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from bot.records import AssistantText, Origin, UserText
+from bot.records import AssistantText, Origin, ToolCall, ToolResult, UserText
 from bot.session import Session
 
 SID = "s1"
@@ -32,3 +32,18 @@ def test_a_log_without_times_uses_the_time_each_record_was_read() -> None:
     session.apply(UserText(Origin(SID, None, 1), text="go"), READ)
     session.apply(AssistantText(Origin(SID, None, 2), text="done"), READ + timedelta(seconds=5))
     assert (session.first_at, session.last_at) == (READ, READ + timedelta(seconds=5))
+
+
+def test_a_call_in_a_log_without_times_has_no_duration_from_read_times() -> None:
+    session = Session(SID)
+    session.apply(ToolCall(Origin(SID, None, 1), call_id="a", name="Bash"), READ)
+    session.apply(ToolResult(Origin(SID, None, 2), call_id="a"), READ + timedelta(seconds=5))
+    call = session.calls["a"]
+    assert (call.started_at, call.ended_at, call.duration_s) == (None, None, None)
+
+
+def test_a_call_whose_result_is_logged_at_its_own_time_has_no_duration() -> None:
+    session = Session(SID)
+    session.apply(ToolCall(Origin(SID, LOGGED, 1), call_id="a", name="Bash"), READ)
+    session.apply(ToolResult(Origin(SID, LOGGED, 2), call_id="a"), READ)
+    assert session.calls["a"].duration_s is None
