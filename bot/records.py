@@ -22,6 +22,10 @@ made from it), and reads these through it:
 - ``subagent``: the subagent's own id when the format knows it (a transcript's ``agentId``, an
   Agno member id); the session links it to ``parent_call`` when another record says which call
   started it (see ``SubagentLink``).
+
+An origin's ``uid`` is the line's own unique id where the log has one (Claude Code's ``uuid``):
+a line seen again (sent twice by a shipper, copied into a resumed session's file) is applied
+once.
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ class Origin:
     line: int
     parent_call: str | None = None
     subagent: str | None = None
+    uid: str | None = None  # the line's own unique id where the log gives one (a uuid)
 
     def __init__(
         self,
@@ -59,12 +64,14 @@ class Origin:
         line: int,
         parent_call: str | None = None,
         subagent: str | None = None,
+        uid: str | None = None,
     ) -> None:
         self.session_id = session_id
         self.timestamp = timestamp
         self.line = line
         self.parent_call = parent_call
         self.subagent = subagent
+        self.uid = uid
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)

@@ -109,7 +109,8 @@ class Parser(LineParser):
         at = None if stamp is None else to_utc(stamp)
         call = obj.get("parent_tool_use_id")
         parent = call if isinstance(call, str) and call else None
-        origin = Origin(session, at, line, parent)
+        uid = obj.get("uuid")
+        origin = Origin(session, at, line, parent, None, uid if type(uid) is str else None)
         records: list[Record] | None
         if kind == "assistant":
             records = _assistant(obj, origin)

@@ -132,7 +132,8 @@ class Parser(LineParser):
         if sidechain:
             parent, subagent = self._links.sidechain_call(obj), opt_str(obj.get("agentId"))
         at = to_utc(obj.get("timestamp"))
-        origin = Origin(session, at, line, parent, subagent)
+        uid = obj.get("uuid")
+        origin = Origin(session, at, line, parent, subagent, uid if type(uid) is str else None)
         if session and session not in self._started and "uuid" in obj:
             out.append(self._start(obj, origin))
         if parent is not None and subagent is not None and self._links.link_agent(subagent, parent):

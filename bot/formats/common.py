@@ -40,7 +40,12 @@ def _from_iso_text(value: str) -> datetime | None:
     zone = parsed.tzinfo
     if zone is None:
         return parsed.replace(tzinfo=_UTC)
-    return parsed if zone is _UTC else parsed.astimezone(_UTC)
+    if zone is _UTC:
+        return parsed
+    try:
+        return parsed.astimezone(_UTC)
+    except OverflowError:  # year 1 or 9999 with an offset: not a time any log means
+        return None
 
 
 def _from_seconds(seconds: float) -> datetime | None:
@@ -110,13 +115,42 @@ def as_float(value: object) -> float | None:
     return None
 
 
+TOO_DEEP: Final = "[nested too deep to show]"
+_MAX_DEPTH: Final = 64
+
+
+def within_depth(value: Any) -> Any:
+    """``value`` as it is when orjson can write it (at most a few hundred levels deep), else
+    with whatever is nested deeper than ``_MAX_DEPTH`` levels replaced by ``TOO_DEEP``: kept
+    state must stay something a checkpoint can hold."""
+    try:
+        orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS, default=str)
+        return value
+    except TypeError:
+        return _capped(value, 0)
+
+
+def _capped(value: Any, depth: int) -> Any:
+    if not isinstance(value, (dict, list)):
+        return value
+    if depth >= _MAX_DEPTH:
+        return TOO_DEEP
+    if isinstance(value, list):
+        return [_capped(item, depth + 1) for item in value]
+    return {key: _capped(item, depth + 1) for key, item in value.items()}
+
+
 def json_text(value: object) -> str:
     """``value`` as compact JSON text, whatever it holds: integers past 64 bits, non-string
     keys and other values orjson refuses are written as Python would show them."""
     try:
         return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS, default=str).decode()
-    except TypeError:
+    except TypeError:  # also a value nested deeper than orjson writes
+        pass
+    try:
         return repr(value)
+    except RecursionError:
+        return TOO_DEEP
 
 
 def _optional_text(value: object) -> str | None:

@@ -16,7 +16,8 @@ from mypy_extensions import mypyc_attr
 
 from bot.errors import FormatError
 from bot.formats import FAMILIES, detect_family
-from bot.formats.common import json_text
+from bot.formats.common import json_text, within_depth
+from bot.formats.lenient import NOT_JSON, from_utf16, lenient_json, utf16_by_bom
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import Delegating, LineParser
 from bot.formats.shape import shape_of, shape_of_text
@@ -53,6 +54,7 @@ class SourceReader:
         self._pending: list[tuple[Any, int]] = []
         self._detect_window = detect_window
         self.first_line: str | None = None  # what the first line that is not blank looks like
+        self.encoding: str | None = None  # "utf-16-le" or "-be" for a UTF-16 log, else UTF-8
         self._forced = family is not None
         self._finished = False
         self._reported = False
@@ -89,14 +91,18 @@ class SourceReader:
 
     def _feed_refused(self, raw: bytes, line: int) -> list[Record]:
         """A line ``orjson`` refused as it came."""
+        if self.encoding is None and self.first_line is None:
+            self.encoding = utf16_by_bom(raw)  # a log written as UTF-16 says so in its BOM
+        if self.encoding is not None:
+            raw = from_utf16(raw, self.encoding)
         if raw.startswith(_BOM):
             raw = raw[len(_BOM) :]
         if not raw.strip():
             return []
         obj = _decode(raw)
         if self.first_line is None:
-            self.first_line = shape_of_text(raw) if obj is _NOT_JSON else shape_of(obj)
-        if obj is _NOT_JSON:
+            self.first_line = shape_of_text(raw) if obj is NOT_JSON else shape_of(obj)
+        if obj is NOT_JSON:
             return self._count([_unparsed("not JSON", raw, line)])
         return self._count(self.feed_value(obj, line))
 
@@ -149,7 +155,7 @@ class SourceReader:
         self._parser = parser if isinstance(parser, LineParser) else Delegating(parser)
 
     def _hold(self, obj: Any, line: int) -> list[Record]:
-        self._pending.append((obj, line))
+        self._pending.append((within_depth(obj), line))  # held values are checkpointed
         if len(self._pending) <= self._detect_window:
             return []
         held_obj, held_line = self._pending.pop(0)
@@ -181,21 +187,26 @@ class SourceReader:
         return records
 
 
-_NOT_JSON = object()
 # What a parser raises on a value of an unforeseen shape (a list where a string was expected,
 # a number where a dict was): the line is counted as unparsed, never a crash.
-_SHAPE_ERRORS = (TypeError, ValueError, KeyError, IndexError, AttributeError)
+_SHAPE_ERRORS = (TypeError, ValueError, KeyError, IndexError, AttributeError, RecursionError)
 
 
 def _decode(raw: bytes) -> Any:
+    """A line orjson refused, read as far as it can be: invalid UTF-8 is replaced, and what
+    JSON's grammar does not allow but writers do (``NaN``, ``Infinity``, a number too large
+    for a float, a lone surrogate escape as Python and JavaScript write them) is kept as text
+    that can be shown."""
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError:
         pass
+    text = raw.decode("utf-8", errors="replace")
     try:  # invalid UTF-8 inside an otherwise good line: keep the line, replace the bytes
-        return orjson.loads(raw.decode("utf-8", errors="replace"))
+        return orjson.loads(text)
     except orjson.JSONDecodeError:
-        return _NOT_JSON
+        pass
+    return lenient_json(text)
 
 
 def _unparsed(reason: str, raw: bytes, line: int) -> Unparsed:

@@ -13,13 +13,15 @@ from typing import Final
 import orjson
 
 _KEYS: Final = 5
+_LEVELS: Final = 3
 _NAMING: Final = ("type", "event", "role", "kind", "subtype", "msg", "status")
 _WORD: Final = 32
 _TEXT: Final = 60
 
 
-def shape_of(value: object) -> str:
-    """A JSON value's shape: an object's first keys, a list's first item and length."""
+def shape_of(value: object, depth: int = 0) -> str:
+    """A JSON value's shape: an object's first keys, a list's first item and length (a few
+    levels down at most)."""
     if isinstance(value, dict):
         parts = [f"{_quoted(str(key))}: {_brief(key, item)}" for key, item in _first(value)]
         more = ", …" if len(value) > _KEYS else ""
@@ -27,9 +29,8 @@ def shape_of(value: object) -> str:
     if isinstance(value, list):
         if not value:
             return "[]"
-        return f"[{shape_of(value[0])}, … {len(value)} items]" if len(value) > 1 else (
-            f"[{shape_of(value[0])}]"
-        )
+        first = shape_of(value[0], depth + 1) if depth < _LEVELS else "…"
+        return f"[{first}, … {len(value)} items]" if len(value) > 1 else f"[{first}]"
     return _scalar(value)
 
 

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 
 import orjson
 
+from bot.formats.common import TOO_DEEP
 from bot.records import Record
 from bot.redaction.redactor import MIN_LENGTH, Redactor
 from bot.session.thread import NOTICE_CAP, RESULT_TEXT_CAP, TEXT_CAP, USER_TEXT_CAP
@@ -32,6 +33,9 @@ HEAD_LIMIT = 2 * max(TEXT_CAP, RESULT_TEXT_CAP, USER_TEXT_CAP, NOTICE_CAP, ANSWE
                      PREVIEW_LIMIT)  # fmt: skip
 TAIL_MARGIN = 8192  # longer than any secret but a private key (matched to its end anyway)
 _SPACE = re.compile(r"\s")
+# Values nested deeper than this (JSON can be 1,000 levels deep; no message shows a tenth of
+# that) are replaced by ``TOO_DEEP`` when walked: a deep walk would exhaust Python's stack.
+MAX_DEPTH = 64
 
 R = TypeVar("R")
 
@@ -99,40 +103,44 @@ def _fields_of(cls: Any) -> Callable[[Any], Any]:
     return getter if len(names) > 1 else lambda value: (getter(value),)
 
 
-def _value(value: Any, redactor: Redactor) -> Any:
+def _value(value: Any, redactor: Redactor, depth: int = 0) -> Any:
     if type(value) is str:
         return bounded_redact(redactor, value) if len(value) >= MIN_LENGTH else value
     if value is None or isinstance(value, int | float):
         return value
+    if depth >= MAX_DEPTH and isinstance(value, dict | list | tuple):
+        return TOO_DEEP  # nothing shows what is nested this deep; walking it could not end well
     if isinstance(value, dict):
-        return _mapping(value, redactor)
+        return _mapping(value, redactor, depth + 1)
     if isinstance(value, list | tuple):
-        return _sequence(value, redactor)
+        return _sequence(value, redactor, depth + 1)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return _dataclass(value, redactor)
+        return _dataclass(value, redactor, depth + 1)
     return value
 
 
-def _dataclass(value: Any, redactor: Redactor) -> Any:
+def _dataclass(value: Any, redactor: Redactor, depth: int = 0) -> Any:
     changed: dict[str, Any] = {}
     for name in _field_names(value.__class__):
         old = getattr(value, name)
-        new = _value(old, redactor)
+        new = _value(old, redactor, depth)
         if new is not old:
             changed[name] = new
     return dataclasses.replace(value, **changed) if changed else value
 
 
-def _mapping(value: dict[Any, Any], redactor: Redactor) -> dict[Any, Any]:
+def _mapping(value: dict[Any, Any], redactor: Redactor, depth: int) -> dict[Any, Any]:
     """Values and keys (a summary may show both)."""
-    items = [(_value(key, redactor), _value(old, redactor)) for key, old in value.items()]
+    items = [
+        (_value(key, redactor, depth), _value(old, redactor, depth)) for key, old in value.items()
+    ]
     if all(k is o and v is p for (k, v), (o, p) in zip(items, value.items(), strict=True)):
         return value
     return dict(items)
 
 
-def _sequence(value: list[Any] | tuple[Any, ...], redactor: Redactor) -> Any:
-    items = [_value(item, redactor) for item in value]
+def _sequence(value: list[Any] | tuple[Any, ...], redactor: Redactor, depth: int) -> Any:
+    items = [_value(item, redactor, depth) for item in value]
     if all(new is old for new, old in zip(items, value, strict=True)):
         return value
     if isinstance(value, list):

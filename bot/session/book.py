@@ -8,11 +8,12 @@ from datetime import datetime
 
 from mypy_extensions import mypyc_attr
 
-from bot.records import Record, Unparsed
+from bot.records import Origin, Record, Unparsed
 from bot.session.significance import Significance
 from bot.session.state import Session, SessionSettings
 
 TOMBSTONES = 100_000  # released session ids remembered; the oldest is forgotten past this
+REMEMBERED_LINES = 50_000  # ids of applied lines remembered, to apply a line seen again once
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
@@ -32,11 +33,22 @@ class SessionBook:
         # plain dict makes slower the longer it runs (see ``bot.formats.common.remember``).
         self._recent: OrderedDict[str, None] = OrderedDict()
         self._released: OrderedDict[str, None] = OrderedDict()
+        self.repeated = 0  # records of lines applied before (by their uid), not applied again
+        self._uids: OrderedDict[str, None] = OrderedDict()  # ids of the lines applied lately
+        self._origin: Origin | None = None  # the origin of the last record applied
+        self._repeated = False  # whether that record's line was applied before
 
     def apply(self, record: Record, now: datetime | None = None) -> Session | None:
         """Route one record to its session; returns that session (None for unparsed lines and
         for late records of a released session)."""
         self.records += 1
+        origin = record.origin
+        if origin is not self._origin:  # the first record of a line
+            self._origin = origin
+            self._repeated = origin.uid is not None and self._seen_before(origin.uid)
+        if self._repeated:
+            self.repeated += 1
+            return None
         session_id = record.session_id
         if not session_id:  # an unparsed line, or a line before any session began
             if type(record) is Unparsed:
@@ -53,6 +65,16 @@ class SessionBook:
         if session.apply(record, now) is Significance.HIDDEN:
             self.hidden += 1
         return session
+
+    def _seen_before(self, uid: str) -> bool:
+        """Whether a line with this id was applied already (else it is remembered)."""
+        seen = self._uids
+        if uid in seen:
+            return True
+        seen[uid] = None
+        if len(seen) > REMEMBERED_LINES:
+            seen.popitem(last=False)
+        return False
 
     def _switch(self, session_id: str) -> Session | None:
         """The session records now go to, made the most recently active (None: released)."""

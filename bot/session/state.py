@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -58,6 +59,9 @@ from bot.session.tool_calls import (
     output_preview,
 )
 
+EARLY_RESULTS = 64  # results kept while their calls have not come; the oldest is dropped past it
+EARLY_OUTPUT_CAP = 100_000  # characters of such a result's output kept (its preview is shorter)
+
 
 class SessionStatus(StrEnum):
     RUNNING = "running"
@@ -106,13 +110,16 @@ class Session:
         self.todos: tuple[Todo, ...] = ()
         self.result: SessionResult | None = None
         self.compactions = 0
-        self.unmatched_results = 0
+        self._dropped_results = 0  # results whose calls never came, dropped from ``_early``
         self.counts = [0, 0, 0, 0]  # records per Significance
         self._links: dict[str, str] = {}  # subagent id -> the call that started it
         self._keys = 0
         self._last_text: str | None = None  # the last assistant text, if shown as a batch
         self._results = 0
         self._threshold = self.settings.verbosity.threshold
+        # Results that came before their call (a log written out of order), until it comes.
+        self._early: OrderedDict[str, tuple[ToolResult, datetime | None, bool]] = OrderedDict()
+        self._said: tuple[str, str] | None = None  # (message id, text) of the last whole text
 
     # --- feeding -------------------------------------------------------------------------
 
@@ -187,6 +194,11 @@ class Session:
     # --- reading -------------------------------------------------------------------------
 
     @property
+    def unmatched_results(self) -> int:
+        """Results no call of this session has claimed (yet)."""
+        return self._dropped_results + len(self._early)
+
+    @property
     def hidden(self) -> int:
         return self.counts[Significance.HIDDEN]
 
@@ -223,6 +235,11 @@ class Session:
     def _assistant_text(self, record: AssistantText, at: datetime | None, shown: bool) -> None:
         if not shown or self._parent_of(record) in self.calls:
             return
+        if not record.delta and record.message_id is not None:
+            said = (record.message_id, record.text)
+            if said == self._said:  # the same line again (a shipper that sends twice)
+                return
+            self._said = said
         last = self.items[-1] if self.items else None
         if isinstance(last, TextBatch) and not last.is_full:
             last.add(record.text, record.delta)
@@ -283,6 +300,7 @@ class Session:
         elif shown:
             self.items.append(DelegationItem(self._key("delegation"), call.id))
             call.shown = True
+        self._apply_early_result(call.id)
 
     def _add_call(self, call: ToolCallState, parent: str | None, shown: bool) -> None:
         self.calls[call.id] = call
@@ -293,6 +311,22 @@ class Session:
                 parent_call.status = ToolStatus.RUNNING
         elif shown:
             self._show_in_group(call.id)
+        self._apply_early_result(call.id)
+
+    def _apply_early_result(self, call_id: str) -> None:
+        """A result that came before its call ends the call now that it is known."""
+        if self._early:
+            early = self._early.pop(call_id, None)
+            if early is not None:
+                self._tool_result(*early)
+
+    def _keep_early_result(self, record: ToolResult, at: datetime | None, shown: bool) -> None:
+        if len(record.output) > EARLY_OUTPUT_CAP:  # only its preview will be shown
+            record = dataclasses.replace(record, output=record.output[:EARLY_OUTPUT_CAP])
+        self._early[record.call_id] = (record, at, shown)
+        if len(self._early) > EARLY_RESULTS:
+            self._early.popitem(last=False)
+            self._dropped_results += 1
 
     def _show_in_group(self, call_id: str) -> None:
         last = self.items[-1] if self.items else None
@@ -317,7 +351,7 @@ class Session:
     def _tool_result(self, record: ToolResult, at: datetime | None, shown: bool) -> None:
         call = self.calls.get(record.call_id)
         if call is None:
-            self.unmatched_results += 1
+            self._keep_early_result(record, at, shown)
             return
         if record.interrupted:
             call.status = ToolStatus.INTERRUPTED
@@ -367,6 +401,9 @@ class Session:
     def _session_result(self, record: SessionResult, at: datetime | None, shown: bool) -> None:
         if self._parent_of(record) in self.calls:
             return
+        ended = self.status is not SessionStatus.RUNNING  # and no new run began since
+        if ended and self.result is not None and same_outcome(self.result, record):
+            return  # the same result line again: said once
         self.result = record
         succeeded = record.status is ResultStatus.SUCCEEDED
         self.status = SessionStatus.SUCCEEDED if succeeded else SessionStatus.FAILED
@@ -384,3 +421,12 @@ class Session:
         for call in self.calls.values():
             if call.status in OPEN_STATUSES:
                 call.status = ToolStatus.INTERRUPTED
+
+
+def same_outcome(kept: SessionResult, new: SessionResult) -> bool:
+    """Whether ``new`` says what ``kept`` (the result already shown, its text cut to what is
+    shown) says: the same line sent twice, not a new run's result."""
+    text = new.text[:RESULT_TEXT_CAP] if new.text is not None else None
+    return (kept.status, kept.subtype, kept.text, kept.error, kept.duration_ms, kept.cost_usd,
+            kept.num_turns, kept.output_tokens) == (new.status, new.subtype, text, new.error,
+            new.duration_ms, new.cost_usd, new.num_turns, new.output_tokens)  # fmt: skip

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import orjson
 
+from bot.formats.lenient import NOT_JSON, lenient_json
 from bot.formats.reader import ReaderStats, SourceReader
 from bot.records import Record
 from bot.sources.lines import Line
@@ -78,10 +79,11 @@ def _is_document(data: bytes) -> bool:
         return False  # the first line is a value of its own: JSON Lines
     except orjson.JSONDecodeError:
         pass
+    whole = data.lstrip(b"\xef\xbb\xbf")
     try:
-        orjson.loads(data.lstrip(b"\xef\xbb\xbf"))
-    except orjson.JSONDecodeError:
-        return False
+        orjson.loads(whole)
+    except orjson.JSONDecodeError:  # perhaps with what writers allow (NaN...): read leniently
+        return lenient_json(whole.decode("utf-8", errors="replace")) is not NOT_JSON
     return True
 
 

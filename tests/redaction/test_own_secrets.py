@@ -17,7 +17,7 @@ from bot.cli import main
 from bot.config import load_settings
 from bot.localslack import Faults, LocalSlack
 from bot.logs import EventLog, with_logging
-from tests.conftest import FIXTURES, ROOT
+from tests.conftest import FIXTURES, ROOT, wait_until
 
 OWN_TOKEN = "xoxb-1234567890123-1234567890123-OwnTokenOfSlacktail0042"
 LOG = FIXTURES / "preview_mentions.jsonl"
@@ -32,9 +32,8 @@ def _logging_restored() -> Iterator[None]:
     root.setLevel(level)
 
 
-def _run(slack: LocalSlack, home: Path) -> subprocess.CompletedProcess[str]:
-    """``slacktail follow --once --debug`` in its own process, with its own home and state."""
-    env = {
+def _env(slack: LocalSlack, home: Path) -> dict[str, str]:
+    return {
         **os.environ,
         "SLACK_BOT_TOKEN": OWN_TOKEN,
         "SLACK_API_URL": slack.base_url,
@@ -42,10 +41,17 @@ def _run(slack: LocalSlack, home: Path) -> subprocess.CompletedProcess[str]:
         "XDG_STATE_HOME": str(home / "state"),
         "PYTHONPATH": str(ROOT),
     }
-    command = [sys.executable, "-m", "bot.cli", "follow", "--once", "--debug",
-               "--channel", "agents", str(LOG)]  # fmt: skip
-    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=60,
-                          check=False)  # fmt: skip
+
+
+def _command() -> list[str]:
+    return [sys.executable, "-m", "bot.cli", "follow", "--once", "--debug",
+            "--channel", "agents", str(LOG)]  # fmt: skip
+
+
+def _run(slack: LocalSlack, home: Path) -> subprocess.CompletedProcess[str]:
+    """``slacktail follow --once --debug`` in its own process, with its own home and state."""
+    return subprocess.run(_command(), env=_env(slack, home), capture_output=True, text=True,
+                          timeout=60, check=False)  # fmt: skip
 
 
 def _files_holding(root: Path, secret: str) -> list[Path]:
@@ -64,12 +70,17 @@ def test_a_rejected_token_is_never_printed_at_debug_level(tmp_path: Path) -> Non
 
 def test_a_failing_slack_never_gets_the_token_printed(tmp_path: Path) -> None:
     faults = Faults()
-    faults.configure(error_rate=1.0)  # every call answers HTTP 500
+    faults.configure(error_rate=1.0)  # every call answers HTTP 500: start-up is tried again
     with LocalSlack(token=OWN_TOKEN, faults=faults) as slack:
-        done = _run(slack, tmp_path)
-    assert done.returncode != 0
-    assert "HTTP 500" in done.stderr
-    assert OWN_TOKEN not in done.stdout + done.stderr
+        process = subprocess.Popen(_command(), env=_env(slack, tmp_path), text=True,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+        try:
+            assert wait_until(lambda: faults.injected["5xx"] >= 2, timeout=30)
+        finally:
+            process.terminate()
+            out, err = process.communicate(timeout=30)
+    assert "HTTP 500" in err and '"slack_unavailable"' in err
+    assert OWN_TOKEN not in out + err
     assert _files_holding(tmp_path, OWN_TOKEN) == []
 
 

@@ -8,7 +8,7 @@ import pickle
 import pytest
 
 import bot.session.book as book_module
-from bot.records import AssistantText, Origin, SessionStarted, ToolCall
+from bot.records import AssistantText, Origin, SessionStarted, ToolCall, UserText
 from bot.session import SessionBook
 
 
@@ -76,3 +76,31 @@ def test_a_book_survives_pickling_with_its_released_sessions() -> None:
     assert copy.apply(AssistantText(Origin("a", None, 3), text="late")) is None
     assert list(copy.sessions) == ["b"]
     assert copy.least_recent() is copy.sessions["b"]
+
+
+def test_a_line_with_a_known_uid_is_applied_once_whoever_sends_it_again() -> None:
+    book = SessionBook()
+    book.apply(SessionStarted(Origin("a", None, 1)))
+    first = Origin("a", None, 2, uid="u-2")
+    assert book.apply(AssistantText(first, text="hello")) is not None
+    assert book.apply(ToolCall(first, call_id="t", name="Bash")) is not None  # same line
+    again = Origin("a", None, 7, uid="u-2")  # the line sent again
+    assert book.apply(AssistantText(again, text="hello")) is None
+    assert book.apply(ToolCall(again, call_id="t", name="Bash")) is None
+    assert book.repeated == 2
+
+
+def test_lines_copied_into_a_resumed_sessions_file_are_applied_once() -> None:
+    book = SessionBook()
+    book.apply(UserText(Origin("old", None, 1, uid="u-1"), text="fix it"))
+    copied = Origin("new", None, 1, uid="u-1")  # the resumed session's file starts with it
+    assert book.apply(UserText(copied, text="fix it")) is None
+    assert book.apply(UserText(Origin("new", None, 2, uid="u-9"), text="and now")) is not None
+    assert set(book.sessions) == {"old", "new"}
+
+
+def test_lines_without_a_uid_are_never_taken_for_repeats() -> None:
+    book = SessionBook()
+    for line in (1, 2):
+        assert book.apply(AssistantText(Origin("a", None, line), text="the ", delta=True))
+    assert book.repeated == 0

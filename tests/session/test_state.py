@@ -21,6 +21,7 @@ from bot.records import (
     UserText,
 )
 from bot.session import Session, SessionBook, SessionSettings, SessionStatus, ToolStatus, Verbosity
+from bot.session.state import EARLY_RESULTS
 from bot.session.thread import (
     TEXT_CAP,
     DelegationItem,
@@ -88,7 +89,7 @@ def test_parallel_results_match_their_calls_in_any_order() -> None:
     assert session.calls["b"].status is ToolStatus.ERROR
 
 
-def test_result_without_a_call_is_counted_not_shown() -> None:
+def test_result_without_a_call_is_counted_as_unmatched_not_shown() -> None:
     session = session_of(started(), result("nobody"))
     assert session.unmatched_results == 1
     assert session.calls == {}
@@ -372,3 +373,50 @@ def test_keys_of_items_never_change_as_the_session_grows() -> None:
     session.apply(result("x"))
     session.apply(text("b"))
     assert [item.key for item in session.items][: len(before)] == before
+
+
+def test_a_result_logged_before_its_call_ends_the_call_when_it_comes() -> None:
+    session = session_of(started(), result("a", t=1), call("a", t=2))
+    assert session.calls["a"].status is ToolStatus.OK
+    assert session.unmatched_results == 0
+
+
+def test_a_result_before_its_call_is_not_lost_when_the_session_ends() -> None:
+    done = SessionResult(Origin(SID, at(5), 9))
+    session = session_of(started(), result("a", t=1), call("a", t=2), done)
+    assert session.calls["a"].status is ToolStatus.OK  # not "interrupted"
+
+
+def test_results_whose_calls_never_come_are_kept_within_a_bound() -> None:
+    session = session_of(started(), *[result(f"r{n}") for n in range(EARLY_RESULTS + 5)])
+    assert session.unmatched_results == EARLY_RESULTS + 5
+    assert len(session._early) == EARLY_RESULTS
+
+
+def test_the_same_result_line_twice_is_one_result_message() -> None:
+    done = SessionResult(Origin(SID, at(5), 9), text="All done.")
+    again = SessionResult(Origin(SID, at(5), 10), text="All done.")
+    session = session_of(started(), done, again)
+    assert [type(item).__name__ for item in session.items].count("ResultItem") == 1
+
+
+def test_a_second_run_with_another_outcome_is_a_second_result() -> None:
+    first = SessionResult(Origin(SID, at(5), 9), text="First.")
+    second = SessionResult(Origin(SID, at(9), 20), text="Second.", status=ResultStatus.FAILED)
+    session = session_of(started(), first, second)
+    assert [type(item).__name__ for item in session.items].count("ResultItem") == 2
+    assert session.status is SessionStatus.FAILED
+
+
+def test_the_same_whole_text_line_twice_is_said_once() -> None:
+    line = text("Done: the build is green.", message_id="m1")
+    session = session_of(started(), line, text("Done: the build is green.", message_id="m1"))
+    (batch,) = [item for item in session.items if isinstance(item, TextBatch)]
+    assert batch.text.count("green") == 1
+
+
+def test_streamed_chunks_that_repeat_are_all_kept() -> None:
+    chunks = [text("the ", delta=True, message_id="m1"), text("the ", delta=True, message_id="m1")]
+    session = session_of(started(), *chunks)
+    (batch,) = [item for item in session.items if isinstance(item, TextBatch)]
+    assert batch.text == "the the "
