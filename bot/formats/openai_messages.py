@@ -61,7 +61,10 @@ def detect(obj: object) -> bool:
     if not isinstance(obj, dict):
         return False
     if "thread_id" in obj and "type" in obj:
-        return "event" not in obj
+        # A Suna row's type is a message type; a dotted one is an event's name (Codex
+        # `codex exec --json`: `thread.started`, `turn.*`, `item.*`).
+        kind = obj["type"]
+        return "event" not in obj and not (isinstance(kind, str) and "." in kind)
     if obj.get("role") in _ROLES:
         return True
     for key in ("history", "messages"):
