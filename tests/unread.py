@@ -22,7 +22,6 @@ NOT_READ_YET: dict[str, frozenset[str]] = {
             "banteg__takopi__opencode_stream_error.jsonl",
             "banteg__takopi__opencode_stream_success.jsonl",
             "banteg__takopi__opencode_stream_success_no_reason.jsonl",
-            "codemie-ai__codemie-code__sample-wire.jsonl",
             "codemie-ai__codemie-code__turn-spawn-skill.jsonl",
             "jnarowski__agentcmd__event-turn-aborted.jsonl",
             "jnarowski__agentcmd__function-output-error.jsonl",
@@ -34,17 +33,10 @@ NOT_READ_YET: dict[str, frozenset[str]] = {
             "shane-kercheval__switchboard__exec-wrapper.session.jsonl",
             "shane-kercheval__switchboard__mcp-content-mutations.session.jsonl",
             "shane-kercheval__switchboard__mcp-content-mutations.stream.jsonl",
-            "shane-kercheval__switchboard__mcp-tool-wrapper.transcript.jsonl",
             "shane-kercheval__switchboard__rate-limits.session.jsonl",
-            "shane-kercheval__switchboard__tool-use.transcript.jsonl",
         }
     ),
-    "faults": frozenset(
-        {
-            "shane-kercheval__switchboard__mcp-tool-wrapper.transcript.jsonl",
-            "shane-kercheval__switchboard__tool-use.transcript.jsonl",
-        }
-    ),
+    "faults": frozenset(),
     "limits": frozenset(
         {
             "Karrq__vibe-kanban__codex.rs.legacy-extract.jsonl",
@@ -53,7 +45,6 @@ NOT_READ_YET: dict[str, frozenset[str]] = {
             "banteg__takopi__opencode_stream_error.jsonl",
             "banteg__takopi__opencode_stream_success.jsonl",
             "banteg__takopi__opencode_stream_success_no_reason.jsonl",
-            "codemie-ai__codemie-code__sample-wire.jsonl",
             "codemie-ai__codemie-code__turn-spawn-skill.jsonl",
             "jnarowski__agentcmd__event-turn-aborted.jsonl",
             "jnarowski__agentcmd__function-output-error.jsonl",
@@ -65,9 +56,7 @@ NOT_READ_YET: dict[str, frozenset[str]] = {
             "shane-kercheval__switchboard__exec-wrapper.session.jsonl",
             "shane-kercheval__switchboard__mcp-content-mutations.session.jsonl",
             "shane-kercheval__switchboard__mcp-content-mutations.stream.jsonl",
-            "shane-kercheval__switchboard__mcp-tool-wrapper.transcript.jsonl",
             "shane-kercheval__switchboard__rate-limits.session.jsonl",
-            "shane-kercheval__switchboard__tool-use.transcript.jsonl",
         }
     ),
     "unparsed": frozenset(
@@ -83,7 +72,6 @@ NOT_READ_YET: dict[str, frozenset[str]] = {
             "banteg__takopi__pi_print_mode_events.jsonl",
             "banteg__takopi__pi_stream_error.jsonl",
             "banteg__takopi__pi_stream_success.jsonl",
-            "codemie-ai__codemie-code__sample-wire.jsonl",
             "codemie-ai__codemie-code__turn-spawn-skill.jsonl",
             "jnarowski__agentcmd__event-turn-aborted.jsonl",
             "jnarowski__agentcmd__function-output-error.jsonl",
@@ -109,7 +97,6 @@ NOT_READ_YET: dict[str, frozenset[str]] = {
             "shane-kercheval__switchboard__mcp-content-mutations.session.jsonl",
             "shane-kercheval__switchboard__mcp-content-mutations.stream.jsonl",
             "shane-kercheval__switchboard__mcp-tool-call.jsonl",
-            "shane-kercheval__switchboard__mcp-tool-wrapper.transcript.jsonl",
             "shane-kercheval__switchboard__rate-limits.session.jsonl",
             "shane-kercheval__switchboard__rate-limits.stream.jsonl",
             "shane-kercheval__switchboard__resume.jsonl",
@@ -117,7 +104,6 @@ NOT_READ_YET: dict[str, frozenset[str]] = {
             "shane-kercheval__switchboard__text-only.jsonl",
             "shane-kercheval__switchboard__tool-use.session.jsonl",
             "shane-kercheval__switchboard__tool-use.stream.jsonl",
-            "shane-kercheval__switchboard__tool-use.transcript.jsonl",
             "shun-shobon__gemicord__log.jsonl",
         }
     ),

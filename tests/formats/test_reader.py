@@ -212,6 +212,8 @@ FAMILY_DIRS = {
     "agno": "agno-events",
     "backend": "legion-backend",
     "openai-messages": "openai-messages",
+    "antigravity-transcript": "antigravity",
+    "kimi-wire": "kimi",
 }
 OTHERS = [(family, other) for family in FAMILY_DIRS for other in FAMILY_DIRS.values()
           if other != FAMILY_DIRS[family]]  # fmt: skip
