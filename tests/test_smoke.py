@@ -9,4 +9,6 @@ def test_every_format_family_is_registered() -> None:
         "backend",
         "openai-messages",
         "codex-exec-json",
+        "antigravity-transcript",
+        "kimi-wire",
     }

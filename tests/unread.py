@@ -21,7 +21,6 @@ NOT_READ_YET: dict[str, frozenset[str]] = {
             "banteg__takopi__opencode_stream_error.jsonl",
             "banteg__takopi__opencode_stream_success.jsonl",
             "banteg__takopi__opencode_stream_success_no_reason.jsonl",
-            "codemie-ai__codemie-code__sample-wire.jsonl",
             "codemie-ai__codemie-code__turn-spawn-skill.jsonl",
             "jnarowski__agentcmd__event-turn-aborted.jsonl",
             "jnarowski__agentcmd__function-output-error.jsonl",
@@ -33,17 +32,10 @@ NOT_READ_YET: dict[str, frozenset[str]] = {
             "shane-kercheval__switchboard__exec-wrapper.session.jsonl",
             "shane-kercheval__switchboard__mcp-content-mutations.session.jsonl",
             "shane-kercheval__switchboard__mcp-content-mutations.stream.jsonl",
-            "shane-kercheval__switchboard__mcp-tool-wrapper.transcript.jsonl",
             "shane-kercheval__switchboard__rate-limits.session.jsonl",
-            "shane-kercheval__switchboard__tool-use.transcript.jsonl",
         }
     ),
-    "faults": frozenset(
-        {
-            "shane-kercheval__switchboard__mcp-tool-wrapper.transcript.jsonl",
-            "shane-kercheval__switchboard__tool-use.transcript.jsonl",
-        }
-    ),
+    "faults": frozenset(),
     "limits": frozenset(
         {
             "badlogic__pi-mono__large-session.jsonl",
@@ -51,7 +43,6 @@ NOT_READ_YET: dict[str, frozenset[str]] = {
             "banteg__takopi__opencode_stream_error.jsonl",
             "banteg__takopi__opencode_stream_success.jsonl",
             "banteg__takopi__opencode_stream_success_no_reason.jsonl",
-            "codemie-ai__codemie-code__sample-wire.jsonl",
             "codemie-ai__codemie-code__turn-spawn-skill.jsonl",
             "jnarowski__agentcmd__event-turn-aborted.jsonl",
             "jnarowski__agentcmd__function-output-error.jsonl",
@@ -63,9 +54,7 @@ NOT_READ_YET: dict[str, frozenset[str]] = {
             "shane-kercheval__switchboard__exec-wrapper.session.jsonl",
             "shane-kercheval__switchboard__mcp-content-mutations.session.jsonl",
             "shane-kercheval__switchboard__mcp-content-mutations.stream.jsonl",
-            "shane-kercheval__switchboard__mcp-tool-wrapper.transcript.jsonl",
             "shane-kercheval__switchboard__rate-limits.session.jsonl",
-            "shane-kercheval__switchboard__tool-use.transcript.jsonl",
         }
     ),
     "unparsed": frozenset(
@@ -78,7 +67,6 @@ NOT_READ_YET: dict[str, frozenset[str]] = {
             "banteg__takopi__pi_print_mode_events.jsonl",
             "banteg__takopi__pi_stream_error.jsonl",
             "banteg__takopi__pi_stream_success.jsonl",
-            "codemie-ai__codemie-code__sample-wire.jsonl",
             "codemie-ai__codemie-code__turn-spawn-skill.jsonl",
             "jnarowski__agentcmd__event-turn-aborted.jsonl",
             "jnarowski__agentcmd__function-output-error.jsonl",
@@ -94,12 +82,10 @@ NOT_READ_YET: dict[str, frozenset[str]] = {
             "shane-kercheval__switchboard__interleaved-collision.session.jsonl",
             "shane-kercheval__switchboard__mcp-content-mutations.session.jsonl",
             "shane-kercheval__switchboard__mcp-content-mutations.stream.jsonl",
-            "shane-kercheval__switchboard__mcp-tool-wrapper.transcript.jsonl",
             "shane-kercheval__switchboard__rate-limits.session.jsonl",
             "shane-kercheval__switchboard__resume.stream.jsonl",
             "shane-kercheval__switchboard__tool-use.session.jsonl",
             "shane-kercheval__switchboard__tool-use.stream.jsonl",
-            "shane-kercheval__switchboard__tool-use.transcript.jsonl",
             "shun-shobon__gemicord__log.jsonl",
         }
     ),

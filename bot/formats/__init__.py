@@ -14,10 +14,12 @@ from __future__ import annotations
 
 from bot.formats import (
     agno,
+    antigravity,
     backend,
     claude_stream,
     claude_transcript,
     codex_exec,
+    kimi_wire,
     openai_messages,
 )
 from bot.formats.log_format import LogFormat, Parser
@@ -31,6 +33,8 @@ FORMATS: tuple[LogFormat, ...] = (
     backend.FORMAT,
     openai_messages.FORMAT,
     codex_exec.FORMAT,
+    antigravity.FORMAT,
+    kimi_wire.FORMAT,
 )
 FAMILIES: dict[str, LogFormat] = {log_format.name: log_format for log_format in FORMATS}
 

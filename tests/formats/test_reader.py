@@ -214,6 +214,8 @@ FAMILY_DIRS = {
     "backend": "legion-backend",
     "openai-messages": "openai-messages",
     "codex-exec-json": "codex-exec-json",
+    "antigravity-transcript": "antigravity",
+    "kimi-wire": "kimi",
 }
 # Files kept in a folder that is not their family's: named one by one.
 FAMILY_FILES = {

@@ -1,0 +1,374 @@
+"""Kimi Code session files (``wire.jsonl``): detection, how each record maps to records, turns and
+their tokens, and what the corpus file holds (numbers counted from the raw file, not from the
+parser)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, TypeVar
+
+import orjson
+import pytest
+
+from bot.formats import FORMATS, detect_family, kimi_wire
+from bot.formats.kimi_wire import Parser, detect, session_of
+from bot.preview import build_preview, preview_document
+from bot.records import (
+    AssistantText,
+    Compaction,
+    Ignored,
+    Notice,
+    Record,
+    ResultStatus,
+    SessionResult,
+    SessionStarted,
+    Thinking,
+    ToolCall,
+    ToolResult,
+    UserText,
+)
+from bot.sources.files import read_records
+from tests.conftest import FIXTURES, corpus_file
+
+FAMILY_DIR = "kimi"
+SAMPLE = "codemie-ai__codemie-code__sample-wire.jsonl"
+TURNS = "kimi_wire_turns.jsonl"
+R = TypeVar("R", bound=Record)
+T = 1781368649000
+
+
+def raw_records(path: Path) -> list[dict[str, Any]]:
+    return [orjson.loads(raw) for raw in path.read_bytes().splitlines() if raw.strip()]
+
+
+def records_of(path: Path) -> list[Record]:
+    records, stats = read_records(path)
+    assert stats.unparsed == 0
+    return records
+
+
+def only(records: list[Record], kind: type[R]) -> list[R]:
+    return [r for r in records if type(r) is kind]
+
+
+def single(records: list[Record], kind: type[R]) -> R:
+    found = only(records, kind)
+    assert len(found) == 1, found
+    return found[0]
+
+
+def wire(kind: str, **fields: Any) -> dict[str, Any]:
+    return {"type": kind, **fields, "time": T}
+
+
+def loop(kind: str, **fields: Any) -> dict[str, Any]:
+    return wire("context.append_loop_event", event={"type": kind, "stepUuid": "s1", **fields})
+
+
+def prompt(text: str, by: str = "user") -> dict[str, Any]:
+    return wire("turn.prompt", input=[{"type": "text", "text": text}], origin={"kind": by})
+
+
+def parse(*values: dict[str, Any], source: str = "wire.jsonl") -> list[Record]:
+    parser = Parser(source)
+    out: list[Record] = []
+    for number, value in enumerate(values, start=1):
+        records = parser.parse(value, number)
+        assert records is not None
+        out.extend(records)
+    return out + parser.finish()
+
+
+# --- detection -----------------------------------------------------------------------------
+
+
+def test_the_format_is_registered_and_reports_no_result() -> None:
+    assert kimi_wire.FORMAT in FORMATS
+    assert (kimi_wire.FORMAT.name, kimi_wire.FORMAT.agent) == ("kimi-wire", "Kimi Code")
+    assert kimi_wire.FORMAT.reports_result is False
+
+
+def test_detect_claims_every_record_of_the_corpus_file_and_the_fixture() -> None:
+    for path in (corpus_file(FAMILY_DIR, SAMPLE), FIXTURES / TURNS):
+        for value in raw_records(path):
+            assert detect(value)
+            assert detect_family(value) is kimi_wire.FORMAT
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"type": "thread.started", "thread_id": "t1"},
+        {"type": "turn.completed", "usage": {"input_tokens": 1}},
+        {"type": "turn.ended", "time": {"start": T}},
+        {"type": "step_start", "timestamp": T, "part": {"time": {"start": T}}},
+        {"type": "metadata", "created_at": T},
+        {"type": "usage.record", "time": True},
+        {"type": ["turn.prompt"], "time": T},
+    ],
+    ids=[
+        "codex thread",
+        "codex turn",
+        "opencode time",
+        "opencode step",
+        "no protocol",
+        "bool time",
+        "list type",
+    ],
+)
+def test_detect_refuses_lookalikes(value: object) -> None:
+    assert not detect(value)
+
+
+def test_a_value_with_no_time_is_not_mine() -> None:
+    parser = Parser("wire.jsonl")
+    assert parser.parse({"type": "turn.prompt"}, 1) is None
+    assert parser.parse({"time": T}, 2) is None
+    assert parser.parse("metadata", 3) is None
+
+
+# --- the session ---------------------------------------------------------------------------
+
+
+def test_the_session_is_the_session_directory_of_the_main_agents_file() -> None:
+    folder = "/home/me/.kimi-code/sessions/wd_app_1a2b3c/session-42"
+    assert session_of(f"{folder}/agents/main/wire.jsonl") == "session-42"
+
+
+def test_a_sub_agents_file_is_a_session_of_its_own() -> None:
+    folder = "/home/me/.kimi-code/sessions/wd_app_1a2b3c/session-42"
+    assert session_of(f"{folder}/agents/agent-0/wire.jsonl") == "session-42/agent-0"
+    records = parse(
+        wire("metadata", protocol_version="1.5"), source=f"{folder}/agents/agent-0/wire.jsonl"
+    )
+    assert single(records, SessionStarted).session_id == "session-42/agent-0"
+
+
+def test_elsewhere_the_session_is_the_files_name() -> None:
+    assert session_of("/tmp/sample-wire.jsonl") == "sample-wire"
+
+
+def test_settings_complete_the_session_hidden_and_without_them_usage_names_the_model() -> None:
+    records = parse(
+        {"type": "metadata", "protocol_version": "1.4", "created_at": T, "app_version": "0.14.2"},
+        wire("config.update", profileName="agent"),
+        wire("config.update", environmentDisclosure={"cwd": "/work"}),
+        wire("usage.record", model="kimi-k2", usage={}),
+        wire("usage.record", model="kimi-k2", usage={}),
+    )
+    first, cwd, model = only(records, SessionStarted)
+    assert (first.agent, first.version, first.model) == ("Kimi Code", "0.14.2", None)
+    assert (cwd.cwd, model.model) == ("/work", "kimi-k2")
+    assert [r.kind for r in only(records, Ignored)] == ["config.update", "usage.record"]
+
+
+# --- turns ---------------------------------------------------------------------------------
+
+
+def test_a_prompts_copy_in_the_context_is_hidden_and_another_user_message_is_said() -> None:
+    def message(role: str, text: str, by: str | None = None) -> dict[str, Any]:
+        said: dict[str, Any] = {"role": role, "content": [{"type": "text", "text": text}]}
+        if by is not None:
+            said["origin"] = {"kind": by}
+        return wire("context.append_message", message=said)
+
+    records = parse(
+        prompt("hi"),
+        message("user", "hi", "user"),
+        message("user", "reminder", "injection"),
+        message("user", "typed"),
+        message("assistant", "hello"),
+        message("tool", "out"),
+    )
+    assert [u.text for u in only(records, UserText)] == ["hi", "typed"]
+    assert single(records, AssistantText).text == "hello"
+    assert len(only(records, Ignored)) == 3
+
+
+def test_a_prompt_kimi_made_itself_is_a_notice() -> None:
+    notice = single(parse(prompt("nightly check", by="cron_job")), Notice)
+    assert (notice.kind, notice.text) == ("prompt", "cron_job: nightly check")
+
+
+def test_content_parts_are_text_and_thinking_and_empty_ones_are_hidden() -> None:
+    records = parse(
+        loop("content.part", part={"type": "think", "think": "plan"}),
+        loop("content.part", part={"type": "text", "text": "answer"}),
+        loop("content.part", part={"type": "text", "text": " "}),
+        loop("content.part", part={"type": "image_url"}),
+    )
+    assert single(records, Thinking).text == "plan"
+    assert single(records, AssistantText).text == "answer"
+    assert [r.kind for r in only(records, Ignored)] == [
+        "content.part text",
+        "content.part image_url",
+    ]
+
+
+def test_a_tool_call_and_its_failed_result_of_content_parts() -> None:
+    records = parse(
+        loop("tool.call", uuid="c1", toolCallId="call_1", name="Bash", args={"command": "ls"}),
+        loop(
+            "tool.result",
+            parentUuid="c1",
+            toolCallId="call_1",
+            result={
+                "output": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}],
+                "isError": True,
+            },
+        ),
+    )
+    call, result = single(records, ToolCall), single(records, ToolResult)
+    assert (call.call_id, call.name, call.input) == ("call_1", "Bash", {"command": "ls"})
+    assert (result.call_id, result.output, result.is_error) == ("call_1", "a\nb", True)
+
+
+def test_tool_arguments_given_as_text_are_parsed_or_kept_raw() -> None:
+    good, bad = only(
+        parse(
+            loop("tool.call", toolCallId="1", name="A", args='{"x": 1}'),
+            loop("tool.call", toolCallId="2", name="B", args="{oops"),
+        ),
+        ToolCall,
+    )
+    assert (good.input, good.raw_input) == ({"x": 1}, None)
+    assert (bad.input, bad.raw_input) == ({}, "{oops")
+
+
+def test_a_completed_turn_succeeds_with_its_tokens_and_the_next_prompt_runs_anew() -> None:
+    usage = {"inputOther": 10, "output": 5, "inputCacheRead": 100, "inputCacheCreation": 1}
+    records = parse(
+        prompt("one"),
+        wire("usage.record", model="kimi-k2", usage=usage),
+        wire("usage.record", model="kimi-k2-turbo", usage=usage),
+        wire("turn.ended", turnId=0, reason="completed", durationMs=1200),
+        prompt("two"),
+        wire("turn.ended", turnId=1, reason="cancelled"),
+    )
+    first, second = only(records, SessionResult)
+    assert (first.status, first.subtype, first.duration_ms) == (
+        ResultStatus.SUCCEEDED,
+        "completed",
+        1200,
+    )
+    assert (first.input_tokens, first.output_tokens) == (20, 10)
+    assert (first.cache_read_tokens, first.cache_write_tokens) == (200, 2)
+    assert first.models == ("kimi-k2", "kimi-k2-turbo")
+    assert (second.status, second.subtype) == (ResultStatus.FAILED, "cancelled")
+    assert (second.input_tokens, second.models) == (None, ())  # no usage in that turn: unknown
+    # the first record starts the session, the first usage names its model, the second prompt
+    # (after a turn ended) starts it again
+    assert [s.line for s in only(records, SessionStarted)] == [1, 2, 5]
+
+
+def test_a_failed_turn_says_its_error_with_its_code() -> None:
+    error = {"code": "provider.rate_limited", "message": "Too many requests", "retryable": True}
+    result = single(parse(wire("turn.ended", reason="failed", error=error)), SessionResult)
+    assert (result.status, result.error) == (
+        ResultStatus.FAILED,
+        "provider.rate_limited: Too many requests",
+    )
+
+
+def test_cancel_compaction_clear_and_unknown_records() -> None:
+    records = parse(
+        wire("turn.cancel", reason="user_cancelled"),
+        wire("turn.cancel", target="queued"),
+        wire("context.apply_compaction", summary="compacted", tokensBefore=100),
+        wire("context.clear"),
+        wire("tools.set_active_tools", names=["Read"]),
+        wire("brand.new"),
+        loop("brand.event"),
+    )
+    kinds = [(n.kind, n.level) for n in only(records, Notice)]
+    assert kinds == [
+        ("interrupted", "warning"),
+        ("clear", "info"),
+        ("kimi", "info"),
+        ("kimi", "info"),
+    ]
+    compaction = single(records, Compaction)
+    assert (compaction.summary, compaction.pre_tokens) == ("compacted", 100)
+    assert [r.kind for r in only(records, Ignored)] == ["turn.cancel", "tools.set_active_tools"]
+
+
+# --- the corpus file -----------------------------------------------------------------------
+
+
+def test_sample_every_line_gives_a_record_and_none_is_unparsed() -> None:
+    path = corpus_file(FAMILY_DIR, SAMPLE)
+    records = records_of(path)
+    assert {r.line for r in records} == set(range(1, len(raw_records(path)) + 1))
+    assert {r.session_id for r in records} == {"codemie-ai__codemie-code__sample-wire"}
+
+
+def test_sample_one_prompt_three_calls_paired_by_id_and_no_result() -> None:
+    path = corpus_file(FAMILY_DIR, SAMPLE)
+    raw = raw_records(path)
+    events = [v["event"] for v in raw if v["type"] == "context.append_loop_event"]
+    calls = [(e["toolCallId"], e["name"]) for e in events if e["type"] == "tool.call"]
+    failed = [
+        e["toolCallId"] for e in events if e["type"] == "tool.result" and e["result"]["isError"]
+    ]
+    records = records_of(path)
+    started = only(records, SessionStarted)
+    assert [(s.version, s.model) for s in started] == [
+        ("0.14.2", None),
+        (None, "kimi-code/kimi-for-coding"),
+    ]
+    assert single(records, UserText).text == "Please read src/index.ts and then update it."
+    assert [(c.call_id, c.name) for c in only(records, ToolCall)] == calls
+    assert len(calls) == 3
+    results = only(records, ToolResult)
+    assert [r.call_id for r in results] == [call_id for call_id, _ in calls]
+    assert [r.call_id for r in results if r.is_error] == failed == []
+    assert only(records, SessionResult) == []  # the sample has no turn.ended
+
+
+def test_sample_tokens_add_up_into_the_turns_result() -> None:
+    path = corpus_file(FAMILY_DIR, SAMPLE)
+    raw = raw_records(path)
+    usages = [v["usage"] for v in raw if v["type"] == "usage.record"]
+    parser = Parser(str(path))
+    for number, value in enumerate(raw, start=1):
+        parser.parse(value, number)
+    ended = parser.parse(wire("turn.ended", turnId=0, reason="completed"), len(raw) + 1) or []
+    result = single(ended, SessionResult)
+    assert result.input_tokens == sum(u["inputOther"] for u in usages) == 14341
+    assert result.output_tokens == sum(u["output"] for u in usages) == 570
+    assert result.cache_read_tokens == sum(u["inputCacheRead"] for u in usages) == 14336
+    assert result.cache_write_tokens == 0
+    assert result.models == ("kimi-code/kimi-for-coding",)
+
+
+def test_sample_previews_with_an_unknown_outcome_and_three_calls_ok() -> None:
+    (session,) = preview_document(build_preview([corpus_file(FAMILY_DIR, SAMPLE)]))["sessions"]
+    assert (session["agent"], session["status"]) == ("Kimi Code", "unknown")
+    assert [tool["status"] for tool in session["tools"]] == ["ok", "ok", "ok"]
+
+
+# --- a fixture of our own: two turns, text, thinking, a failed call --------------------------
+
+
+def test_fixture_two_turns_end_succeeded_then_failed() -> None:
+    records = records_of(FIXTURES / TURNS)
+    assert [u.text for u in only(records, UserText)] == ["Run the tests.", "Fix it."]
+    assert single(records, Thinking).text == "The tests run with pytest."
+    assert [t.text for t in only(records, AssistantText)] == [
+        "Running the tests.",
+        "One test fails: test_parse.",
+    ]
+    assert [(r.call_id, r.is_error) for r in only(records, ToolResult)] == [("call_bash_1", True)]
+    first, second = only(records, SessionResult)
+    assert (first.status, first.input_tokens, first.output_tokens) == (
+        ResultStatus.SUCCEEDED,
+        950,
+        52,
+    )
+    assert (second.status, second.input_tokens, second.error) == (
+        ResultStatus.FAILED,
+        70,
+        "provider.rate_limited: Too many requests",
+    )
+    (session,) = preview_document(build_preview([FIXTURES / TURNS]))["sessions"]
+    assert session["status"] == "failed"
