@@ -11,4 +11,5 @@ def test_every_format_family_is_registered() -> None:
         "codex-exec-json",
         "antigravity-transcript",
         "kimi-wire",
+        "cursor-stream-json",
     }

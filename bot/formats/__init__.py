@@ -19,6 +19,7 @@ from bot.formats import (
     claude_stream,
     claude_transcript,
     codex_exec,
+    cursor_stream,
     kimi_wire,
     openai_messages,
 )
@@ -35,6 +36,7 @@ FORMATS: tuple[LogFormat, ...] = (
     codex_exec.FORMAT,
     antigravity.FORMAT,
     kimi_wire.FORMAT,
+    cursor_stream.FORMAT,
 )
 FAMILIES: dict[str, LogFormat] = {log_format.name: log_format for log_format in FORMATS}
 

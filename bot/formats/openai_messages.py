@@ -7,7 +7,11 @@ Values that arrive:
   explorer; each such line is its own session, ``"<source>#<line>"``), after a
   ``{"metadata": {...}}`` line;
 - a SWE-agent ``.traj`` document with ``history[]`` and ``info`` (session: the file's name);
-- Suna (agentpress) database rows with ``thread_id`` (session: the thread).
+- Suna (agentpress) database rows with ``thread_id`` (session: the thread);
+- Kimi Code's print mode (``kimi -p … --output-format stream-json``): one message per line,
+  ended by ``{"role": "meta", "type": "session.resume_hint", "session_id", "content"}``, which
+  names the session "Kimi Code" and says how to resume it (a hint that comes before any
+  message also names the session: its messages are then filed under Kimi's session id).
 
 Tool results find their call by ``tool_call_id`` (or each of SWE-agent's ``tool_call_ids``).
 A result with no id (WebArena), or with an id that names no call of the session, goes to the
@@ -51,6 +55,8 @@ _NOT_A_TRACE: Final = ("run_id", "events", "event", "team_id", "agent_id")  # an
 _MAX_SESSIONS: Final = 256
 _MAX_WAITING: Final = 512
 _MAX_IDS: Final = 4096
+KIMI: Final = "Kimi Code"
+_RESUME_HINT: Final = "session.resume_hint"
 
 
 def detect(obj: object) -> bool:
@@ -128,6 +134,7 @@ class _Session:
 class Parser(LineParser):
     def __init__(self, source: str) -> None:
         self.source = source
+        self._single = source  # the session of one-message lines: the source, or Kimi's id
         self._sessions: OrderedDict[str, _Session] = OrderedDict()
 
     def parse(self, obj: Any, line: int) -> list[Record] | None:
@@ -137,8 +144,10 @@ class Parser(LineParser):
             return None
         if "thread_id" in obj and "type" in obj:
             return self._row(obj, line)
+        if obj.get("role") == "meta":
+            return self._meta(obj, line)
         if isinstance(obj.get("role"), str):
-            return self._single(obj, line)
+            return self._message(obj, line)
         history = obj.get("history")
         if isinstance(history, list):
             return self._traj(obj, history, line)
@@ -154,10 +163,28 @@ class Parser(LineParser):
 
     # --- the shapes a value comes in -------------------------------------------------------
 
-    def _single(self, message: dict[str, Any], line: int) -> list[Record]:
-        origin = Origin(self.source, _timestamp(message), line)
+    def _message(self, message: dict[str, Any], line: int) -> list[Record]:
+        origin = Origin(self._single, _timestamp(message), line)
         session, out = self._open(origin, AGENT)
         _message(message, session, origin, None, out)
+        return out
+
+    def _meta(self, meta: dict[str, Any], line: int) -> list[Record]:
+        """Kimi's resume hint names the agent of the session it ends (a start that relabels
+        it), and of the session it opens when it comes first."""
+        kind = meta.get("type")
+        given = meta.get("session_id")
+        if kind != _RESUME_HINT or not isinstance(given, str) or not given:
+            return [Ignored(Origin(self._single, None, line), kind=f"meta {kind}")]
+        if self._single not in self._sessions:  # no message yet: the session is Kimi's own
+            self._single = given
+        origin = Origin(self._single, None, line)
+        _, out = self._open(origin, KIMI)
+        if not out:
+            out.append(_start(origin, KIMI))
+        said = meta.get("content")
+        text = said if isinstance(said, str) and said else f"To resume: kimi -r {given}"
+        out.append(Notice(origin, kind="resume_hint", text=text))
         return out
 
     def _trace(self, messages: list[Any], line: int) -> list[Record]:

@@ -226,7 +226,9 @@ class Session:
             self.status = SessionStatus.RUNNING  # a new run of the same session
         self.started = True
         info = self.info
-        info.agent = info.agent or record.agent
+        # The latest start that names an agent names the session: Kimi Code's print mode says
+        # who wrote a session of OpenAI-style messages only on its last line.
+        info.agent = record.agent or info.agent
         info.model = sys.intern(record.model) if record.model else info.model
         info.cwd = sys.intern(record.cwd) if record.cwd else info.cwd
         info.version = record.version or info.version

@@ -107,6 +107,13 @@ def test_detect_claims_every_line_of_every_corpus_file() -> None:
         {"type": "result", "content": "done", "session_id": "s"},
         {"type": "assistant", "message": {"content": []}},
         [{"type": "system", "subtype": "init", "session_id": "s"}],
+        {"type": "system", "subtype": "init", "session_id": "s", "apiKeySource": "login"}
+        | {"cwd": "/w", "model": "Auto", "permissionMode": "default"},
+        {"type": "user", "session_id": "s", "message": {"role": "user", "content": []}},
+        {"type": "assistant", "session_id": "s", "model_call_id": "m", "timestamp_ms": 1}
+        | {"message": {"role": "assistant", "content": [{"type": "text", "text": "ok"}]}},
+        {"type": "result", "subtype": "success", "session_id": "s", "is_error": False}
+        | {"duration_ms": 1, "result": "done", "request_id": "r"},
     ],
     ids=[
         "transcript",
@@ -118,9 +125,13 @@ def test_detect_claims_every_line_of_every_corpus_file() -> None:
         "result-without-subtype",
         "no-session-id",
         "a-list",
+        "cursor-init-without-tools",
+        "cursor-bare-user",
+        "cursor-assistant",
+        "cursor-result-without-turns",
     ],
 )
-def test_detect_rejects_transcripts_agno_openai_and_backend_rows(value: object) -> None:
+def test_detect_rejects_transcripts_agno_openai_backend_and_cursor_lines(value: object) -> None:
     assert not detect(value)
 
 

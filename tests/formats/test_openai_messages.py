@@ -11,7 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.formats import backend, openai_messages
+from bot.formats.openai_messages import AGENT
 from bot.formats.reader import SourceReader
+from bot.preview import build_preview, preview_document
 from bot.records import (
     AssistantText,
     Ignored,
@@ -447,6 +449,57 @@ def test_seed_messages_one_per_line_are_one_session() -> None:
     assert [c.name for c in of_type(records, ToolCall)] == ["web_search", "web_search"]
     (result,) = of_type(records, ToolResult)
     assert (result.call_id, result.name) == ("tooluse_FLTrjOjmSQmzWZCwoun-IA", "web_search")
+
+
+# --- Kimi Code's print mode ---------------------------------------------------------------------
+
+KIMI_PRINT = FIXTURES / "kimi_print_stream_json.jsonl"
+KIMI_SESSION = "session_01kimi7f3a"
+
+
+def _resume_hint(session_id: str = KIMI_SESSION) -> dict[str, Any]:
+    return {
+        "role": "meta",
+        "type": "session.resume_hint",
+        "session_id": session_id,
+        "content": f"To resume this session: kimi -r {session_id}",
+    }
+
+
+def test_kimi_print_stream_ends_with_a_start_that_names_kimi_code_and_a_resume_notice() -> None:
+    records, stats = read_records(KIMI_PRINT)
+    assert stats.unparsed == 0
+    assert {r.session_id for r in records} == {str(KIMI_PRINT)}
+    assert [s.agent for s in of_type(records, SessionStarted)] == [AGENT, "Kimi Code"]
+    assert [(c.name, dict(c.input)) for c in of_type(records, ToolCall)] == [
+        ("Grep", {"pattern": "export function"})
+    ]
+    assert [r.call_id for r in of_type(records, ToolResult)] == ["call_1"]
+    (hint,) = of_type(records, Notice)
+    assert (hint.kind, hint.line) == ("resume_hint", 4)
+    assert hint.text == f"To resume this session: kimi -r {KIMI_SESSION}"
+
+
+def test_kimi_print_preview_labels_the_session_kimi_code() -> None:
+    (session,) = preview_document(build_preview([KIMI_PRINT]))["sessions"]
+    assert (session["agent"], [t["status"] for t in session["tools"]]) == ("Kimi Code", ["ok"])
+
+
+def test_a_resume_hint_before_any_message_files_the_messages_under_kimis_session() -> None:
+    records = parse_messages(_resume_hint("s-9"), {"role": "assistant", "content": "Hi"})
+    assert {r.session_id for r in records} == {"s-9"}
+    assert [s.agent for s in of_type(records, SessionStarted)] == ["Kimi Code"]
+    assert [t.text for t in of_type(records, AssistantText)] == ["Hi"]
+
+
+def test_other_meta_lines_are_hidden_by_their_type() -> None:
+    no_session = {"role": "meta", "type": "session.resume_hint"}
+    records = parse_messages({"role": "meta", "type": "system.version"}, no_session)
+    assert [r.kind for r in of_type(records, Ignored)] == [
+        "meta system.version",
+        "meta session.resume_hint",
+    ]
+    assert of_type(records, SessionStarted) == []
 
 
 # --- edge cases ----------------------------------------------------------------------------------

@@ -207,28 +207,30 @@ def test_an_assistant_block_with_a_list_type_does_not_crash_the_stream_parser() 
     assert reader.feed(line, 1) is not None
 
 
-FAMILY_DIRS = {
+FOLDER_FAMILIES = {  # corpus folder -> the family that reads its files
     "claude-stream-json": "claude-stream-json",
+    "amp-stream-json": "claude-stream-json",  # Amp writes Claude Code's stream-json
+    "cursor-stream-json": "cursor-stream-json",
     "claude-transcript": "claude-transcript",
-    "agno": "agno-events",
-    "backend": "legion-backend",
+    "agno-events": "agno",
+    "legion-backend": "backend",
     "openai-messages": "openai-messages",
     "codex-exec-json": "codex-exec-json",
-    "antigravity-transcript": "antigravity",
-    "kimi-wire": "kimi",
+    "antigravity": "antigravity-transcript",
+    "kimi": "kimi-wire",
 }
 # Files kept in a folder that is not their family's: named one by one.
-FAMILY_FILES = {
+FILE_FAMILIES = {
     "Karrq__vibe-kanban__codex.rs.legacy-extract.jsonl": "codex-exec-json",  # in codex-rollout/
 }
-DIR_FAMILIES = {folder: family for family, folder in FAMILY_DIRS.items()}
-OTHERS = [(family, other) for family in FAMILY_DIRS for other in FAMILY_DIRS if other != family]
+FAMILIES_READ = sorted(set(FOLDER_FAMILIES.values()) | set(FILE_FAMILIES.values()))
+OTHERS = [(family, other) for family in FAMILIES_READ for other in FAMILIES_READ if other != family]
 
 
 def family_of(path: Path) -> str | None:
     """A corpus file's family: its own where it is named, else its folder's (None: a family
     not read yet)."""
-    return FAMILY_FILES.get(path.name) or DIR_FAMILIES.get(path.parent.name)
+    return FILE_FAMILIES.get(path.name) or FOLDER_FAMILIES.get(path.parent.name)
 
 
 @pytest.mark.skipif(not corpus_files(), reason=CORPUS_MISSING)

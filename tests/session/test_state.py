@@ -310,15 +310,12 @@ def test_user_text_becomes_a_user_turn() -> None:
     assert isinstance(turn, UserTurn) and turn.text == "do it"
 
 
-def test_a_later_start_fills_in_what_the_first_lacked() -> None:
-    first = SessionStarted(Origin(SID, at(0), 1), agent="Claude Code (backend)")
-    later = SessionStarted(Origin(SID, at(1), 2), agent="other", model="opus", cwd="/w")
-    session = session_of(first, later)
-    assert (session.info.agent, session.info.model, session.info.cwd) == (
-        "Claude Code (backend)",
-        "opus",
-        "/w",
-    )
+def test_a_later_start_fills_in_what_the_first_lacked_and_names_the_agent() -> None:
+    first = SessionStarted(Origin(SID, at(0), 1), agent="OpenAI-style agent", model="m")
+    later = SessionStarted(Origin(SID, at(1), 2), agent="Kimi Code", cwd="/w")
+    unnamed = SessionStarted(Origin(SID, at(2), 3))
+    session = session_of(first, later, unnamed)
+    assert (session.info.agent, session.info.model, session.info.cwd) == ("Kimi Code", "m", "/w")
 
 
 def test_duplicate_session_start_is_hidden() -> None:
