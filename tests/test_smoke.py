@@ -8,4 +8,6 @@ def test_every_format_family_is_registered() -> None:
         "agno",
         "backend",
         "openai-messages",
+        "gemini-stream-json",
+        "gemini-session",
     }
