@@ -12,6 +12,8 @@ from typing import Any, TypeVar
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bot.formats import detect_family, gemini_session
 from bot.formats.gemini_session import Parser, detect
@@ -356,6 +358,57 @@ def test_the_parser_is_saved_in_a_checkpoint_and_goes_on_where_it_was() -> None:
     records = restored.parse(gemini(toolCalls=[tool_call("c1")]), 3) or []
     assert [type(r).__name__ for r in records] == ["ToolResult"]
     assert records[0].session_id == "s1"
+
+
+_ANY_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**64 - 1)  # what orjson reads as int
+    | st.floats(allow_nan=False)
+    | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+_CALL = st.fixed_dictionaries(
+    {},
+    optional={
+        key: _ANY_JSON | st.sampled_from(["c1", "success", "error", "run_shell_command"])
+        for key in ("id", "name", "args", "result", "status", "resultDisplay", "agentId")
+    },
+)
+_MESSAGE = st.fixed_dictionaries(
+    {
+        "id": st.sampled_from(["m1", "m2"]),
+        "type": st.sampled_from(["user", "gemini", "info", "other"]),
+    },
+    optional={
+        "timestamp": _ANY_JSON,
+        "content": _ANY_JSON,
+        "displayContent": _ANY_JSON,
+        "thoughts": _ANY_JSON | st.lists(_ANY_JSON, max_size=3),
+        "model": _ANY_JSON,
+        "toolCalls": _ANY_JSON | st.lists(_CALL, max_size=3),
+    },
+)
+_LINE = st.one_of(
+    _MESSAGE,
+    st.builds(lambda m: {"$set": {"messages": m}}, st.lists(_MESSAGE, max_size=3)),
+    st.builds(lambda v: {"$set": v}, _ANY_JSON),
+    st.builds(
+        lambda s, m: header(s, messages=m),
+        st.sampled_from(["s1", "s2"]),
+        _ANY_JSON | st.lists(_MESSAGE, max_size=3),
+    ),
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(_LINE, min_size=1, max_size=10))
+def test_any_line_shapes_give_records_never_an_exception(lines: list[dict[str, Any]]) -> None:
+    records = parse(*lines)
+    assert all(isinstance(r, Record) for r in records)
 
 
 # --- the corpus, file by file ----------------------------------------------------------------

@@ -10,6 +10,8 @@ from typing import Any, TypeVar
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bot.formats import detect_family, gemini_stream
 from bot.formats.gemini_stream import Parser, detect
@@ -376,6 +378,50 @@ def test_the_parser_is_saved_in_a_checkpoint_and_goes_on_where_it_was() -> None:
     (result,) = restored.parse(event("tool_result", tool_id="t1", status="success"), 3) or []
     assert isinstance(result, ToolResult)
     assert (result.session_id, result.name) == ("s1", "read_file")
+
+
+_ANY_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**64 - 1)  # what orjson reads as int
+    | st.floats(allow_nan=False)
+    | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+_FIELDS = [
+    "session_id",
+    "model",
+    "role",
+    "content",
+    "delta",
+    "tool_name",
+    "tool_id",
+    "parameters",
+    "status",
+    "output",
+    "error",
+    "severity",
+    "message",
+    "stats",
+]
+_TYPES = ["init", "message", "tool_use", "tool_result", "error", "result", "other"]
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(
+        st.fixed_dictionaries(
+            {"type": st.sampled_from(_TYPES)}, optional={key: _ANY_JSON for key in _FIELDS}
+        ),
+        max_size=12,
+    )
+)
+def test_any_event_shapes_give_records_never_an_exception(events: list[dict[str, Any]]) -> None:
+    records = parse(*events)
+    assert all(isinstance(r, Record) for r in records)
 
 
 # --- the corpus, file by file ----------------------------------------------------------------
