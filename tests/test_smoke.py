@@ -12,4 +12,6 @@ def test_every_format_family_is_registered() -> None:
         "antigravity-transcript",
         "kimi-wire",
         "cursor-stream-json",
+        "gemini-stream-json",
+        "gemini-session",
     }

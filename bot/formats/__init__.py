@@ -20,6 +20,8 @@ from bot.formats import (
     claude_transcript,
     codex_exec,
     cursor_stream,
+    gemini_session,
+    gemini_stream,
     kimi_wire,
     openai_messages,
 )
@@ -37,6 +39,8 @@ FORMATS: tuple[LogFormat, ...] = (
     antigravity.FORMAT,
     kimi_wire.FORMAT,
     cursor_stream.FORMAT,
+    gemini_stream.FORMAT,
+    gemini_session.FORMAT,
 )
 FAMILIES: dict[str, LogFormat] = {log_format.name: log_format for log_format in FORMATS}
 

@@ -83,6 +83,8 @@ def detect(obj: object) -> bool:
     types; stream-json lines have a snake-case ``session_id`` and none of these."""
     if not isinstance(obj, dict):
         return False
+    if "projectHash" in obj:  # a Gemini CLI session file's header (or whole document)
+        return False
     return (
         "sessionId" in obj
         or "parentUuid" in obj

@@ -72,7 +72,8 @@ def detect(obj: object) -> bool:
         kind = obj["type"]
         return "event" not in obj and not (isinstance(kind, str) and "." in kind)
     if obj.get("role") in _ROLES:
-        return True
+        # not a Gemini CLI stream-json event: `{"type": "message", "role", "timestamp"}`
+        return not (obj.get("type") == "message" and isinstance(obj.get("timestamp"), str))
     for key in ("history", "messages"):
         value = obj.get(key)
         if isinstance(value, list) and value and _is_message(value[0]):

@@ -537,6 +537,9 @@ FOREIGN = [
     [{"role": "user", "content": "hi"}],
     {"type": ["summary"]},
     "text",
+    # a Gemini CLI session journal's header, and a whole session document
+    {"sessionId": "s", "projectHash": "h", "startTime": "2026-05-17T22:11:44Z", "kind": "main"},
+    {"sessionId": "s", "projectHash": "h", "messages": [{"id": "m", "type": "user"}]},
 ]  # fmt: skip
 
 

@@ -119,6 +119,13 @@ def test_detect_rejects_an_agno_stored_run_although_it_holds_messages() -> None:
     assert not openai_messages.detect(run)
 
 
+def test_detect_rejects_a_gemini_stream_message_event_but_not_a_message_with_a_time() -> None:
+    gemini = {"type": "message", "timestamp": "2026-05-17T22:11:45Z", "role": "user",
+              "content": "hi"}  # fmt: skip
+    assert not openai_messages.detect(gemini)
+    assert openai_messages.detect({"role": "user", "content": "hi", "timestamp": "2026-05-17"})
+
+
 def test_detect_rejects_values_without_roles() -> None:
     for value in ([], [1], {"role": "narrator"}, {"messages": []}, {"history": [{"x": 1}]}, "x"):
         assert not openai_messages.detect(value), value

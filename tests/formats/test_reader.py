@@ -34,6 +34,8 @@ LINE_FILES = [
         "synthetic__seed-004__suna_db_rows.jsonl",
         "invariantlabs-ai__explorer__code.jsonl",
         "banteg__takopi__codex_exec_json_all_formats.jsonl",
+        "shun-shobon__gemicord__log.jsonl",
+        "shane-kercheval__switchboard__tool-use.session.jsonl",
     }
 ] or [FIXTURES / "preview_mentions.jsonl"]
 
@@ -223,14 +225,22 @@ FOLDER_FAMILIES = {  # corpus folder -> the family that reads its files
 FILE_FAMILIES = {
     "Karrq__vibe-kanban__codex.rs.legacy-extract.jsonl": "codex-exec-json",  # in codex-rollout/
 }
-FAMILIES_READ = sorted(set(FOLDER_FAMILIES.values()) | set(FILE_FAMILIES.values()))
+FAMILIES_READ = sorted(
+    {*FOLDER_FAMILIES.values(), *FILE_FAMILIES.values(), "gemini-stream-json", "gemini-session"}
+)
 OTHERS = [(family, other) for family in FAMILIES_READ for other in FAMILIES_READ if other != family]
 
 
 def family_of(path: Path) -> str | None:
-    """A corpus file's family: its own where it is named, else its folder's (None: a family
-    not read yet)."""
-    return FILE_FAMILIES.get(path.name) or FOLDER_FAMILIES.get(path.parent.name)
+    """A corpus file's family: its own where it is named; where a folder holds two families,
+    the one its name says (gemini: session files are ``*.json`` and ``*.session.jsonl``, the
+    rest is stream-json); else its folder's (None: a family not read yet)."""
+    if path.name in FILE_FAMILIES:
+        return FILE_FAMILIES[path.name]
+    if path.parent.name == "gemini":
+        session = path.suffix == ".json" or path.name.endswith(".session.jsonl")
+        return "gemini-session" if session else "gemini-stream-json"
+    return FOLDER_FAMILIES.get(path.parent.name)
 
 
 @pytest.mark.skipif(not corpus_files(), reason=CORPUS_MISSING)
