@@ -8,4 +8,5 @@ def test_every_format_family_is_registered() -> None:
         "agno",
         "backend",
         "openai-messages",
+        "codex-rollout",
     }

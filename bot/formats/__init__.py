@@ -12,7 +12,14 @@ Parsers are pure: no I/O, no clock.
 
 from __future__ import annotations
 
-from bot.formats import agno, backend, claude_stream, claude_transcript, openai_messages
+from bot.formats import (
+    agno,
+    backend,
+    claude_stream,
+    claude_transcript,
+    codex_rollout,
+    openai_messages,
+)
 from bot.formats.log_format import LogFormat, Parser
 
 # Detection order. Detectors are exclusive (a test checks every corpus value against every
@@ -23,6 +30,7 @@ FORMATS: tuple[LogFormat, ...] = (
     agno.FORMAT,
     backend.FORMAT,
     openai_messages.FORMAT,
+    codex_rollout.FORMAT,
 )
 FAMILIES: dict[str, LogFormat] = {log_format.name: log_format for log_format in FORMATS}
 
