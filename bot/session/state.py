@@ -364,8 +364,8 @@ class Session:
         self._release(agent)
 
     def _hold(self, subagent: str, record: Record, at: datetime | None, shown: bool) -> None:
-        if isinstance(record, SubagentLink) and record.agent_id != subagent:
-            self._follow(record, at, shown)  # it names another agent's call: nothing to wait for
+        if isinstance(record, SubagentLink):  # a link waits for nothing (it may be its own)
+            self._follow(record, at, shown)
             return
         held = self._held[subagent]
         held.append((record, at, shown))

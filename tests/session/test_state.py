@@ -296,6 +296,13 @@ def test_a_subagent_read_after_its_parents_link_goes_under_its_call_at_once() ->
     assert [type(item) for item in session.items] == [DelegationItem]
 
 
+def test_a_link_naming_the_call_is_never_held_even_when_the_subagent_says_it() -> None:
+    announce, _, tool_call, *_ = _awaited_child_records()
+    own_link = _child(SubagentLink, 11, agent_id="ag1", call_id="spawn")
+    session = session_of(*_parent_records()[:2], announce, own_link, tool_call)
+    assert session.calls["c1"].parent == "spawn"
+
+
 def test_records_held_for_a_subagent_never_linked_go_to_the_session_at_the_end() -> None:
     session = session_of(started(), *_awaited_child_records())
     assert session.calls == {} and session.items == []
