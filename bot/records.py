@@ -312,7 +312,9 @@ class Delegation(Record):
 @dataclass(slots=True, init=False)
 class SubagentLink(Record):
     """Says that subagent ``agent_id`` runs for tool call ``call_id`` (a transcript's
-    ``agent_progress``, an Agno ``child_run_id``)."""
+    ``agent_progress``, an Agno ``child_run_id``). With no ``call_id``, the subagent itself says
+    it runs for a call another source will name (a Codex sub-agent's own file): the session
+    holds its records until that link comes."""
 
     agent_id: str = ""
     call_id: str = ""

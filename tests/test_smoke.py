@@ -14,4 +14,5 @@ def test_every_format_family_is_registered() -> None:
         "cursor-stream-json",
         "gemini-stream-json",
         "gemini-session",
+        "codex-rollout",
     }

@@ -19,6 +19,7 @@ from bot.formats import (
     claude_stream,
     claude_transcript,
     codex_exec,
+    codex_rollout,
     cursor_stream,
     gemini_session,
     gemini_stream,
@@ -41,6 +42,7 @@ FORMATS: tuple[LogFormat, ...] = (
     cursor_stream.FORMAT,
     gemini_stream.FORMAT,
     gemini_session.FORMAT,
+    codex_rollout.FORMAT,
 )
 FAMILIES: dict[str, LogFormat] = {log_format.name: log_format for log_format in FORMATS}
 

@@ -3,6 +3,12 @@
 ``Session.apply(record, now)`` updates the state in place and returns the record's significance.
 It does no I/O and never reads the clock: ``now`` (when the record has no timestamp of its own)
 and ``tick(now)`` (for orphaned calls) bring time in from outside.
+
+A subagent that says it runs for a call not named yet (a ``SubagentLink`` with no ``call_id``:
+a Codex sub-agent's own file, read before its parent's) has its records held, in order, until
+the link that names the call arrives; they are then placed under that call. Records still held
+at the end of the input are placed in the session itself, as are those of a subagent holding
+more than ``HELD_RECORDS``.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
+from typing import Final
 
 from mypy_extensions import mypyc_attr
 
@@ -61,6 +68,7 @@ from bot.session.tool_calls import (
 
 EARLY_RESULTS = 64  # results kept while their calls have not come; the oldest is dropped past it
 EARLY_OUTPUT_CAP = 100_000  # characters of such a result's output kept (its preview is shorter)
+HELD_RECORDS: Final = 5_000  # records of one subagent held until its call is known
 
 
 class SessionStatus(StrEnum):
@@ -113,6 +121,8 @@ class Session:
         self._dropped_results = 0  # results whose calls never came, dropped from ``_early``
         self.counts = [0, 0, 0, 0]  # records per Significance
         self._links: dict[str, str] = {}  # subagent id -> the call that started it
+        # subagent id -> its records (with their time and whether shown) until its call is known
+        self._held: dict[str, list[tuple[Record, datetime | None, bool]]] = {}
         self._keys = 0
         self._last_text: str | None = None  # the last assistant text, if shown as a batch
         self._results = 0
@@ -139,9 +149,15 @@ class Session:
         self.last_seen = now or at or self.last_seen
         significance = classify(record, duplicate_start=self.started)
         self.counts[significance] += 1
+        shown = significance >= self._threshold
         # A call's start and end are the log's times only: when a record was read is not when
         # the agent did it (a log read at once would show every call taking 0.0s).
-        self._follow(record, at if self.timed else None, significance >= self._threshold)
+        logged_at = at if self.timed else None
+        subagent = record.subagent
+        if subagent is not None and subagent in self._held and record.parent_call is None:
+            self._hold(subagent, record, logged_at, shown)
+        else:
+            self._follow(record, logged_at, shown)
         return significance
 
     def _follow(self, record: Record, at: datetime | None, shown: bool) -> None:
@@ -188,6 +204,8 @@ class Session:
     def close(self, expects_result: bool = True) -> None:
         """End of input (preview, ``--once``): a session with no result whose format never
         reports one (``expects_result`` false) is of unknown outcome."""
+        for subagent in list(self._held):
+            self._release(subagent)
         if self.result is None and not expects_result:
             self.status = SessionStatus.UNKNOWN
 
@@ -263,7 +281,7 @@ class Session:
             self.items.append(NoticeItem(self._key("thinking"), "thinking", text))
 
     def _user_text(self, record: UserText, at: datetime | None, shown: bool) -> None:
-        if shown:
+        if shown and self._parent_of(record) not in self.calls:
             text = record.text.strip()
             self.items.append(UserTurn(self._key("user"), text[:USER_TEXT_CAP], len(text)))
 
@@ -376,7 +394,27 @@ class Session:
             self.items.append(TodoItem())
 
     def _subagent_link(self, record: SubagentLink, at: datetime | None, shown: bool) -> None:
-        self._links[record.agent_id] = record.call_id
+        agent = record.agent_id
+        if not record.call_id:  # its call is not named yet: hold its records until it is
+            if agent not in self._links and agent not in self._held and record.subagent == agent:
+                self._held[agent] = []
+            return
+        self._links[agent] = record.call_id
+        self._release(agent)
+
+    def _hold(self, subagent: str, record: Record, at: datetime | None, shown: bool) -> None:
+        if isinstance(record, SubagentLink):  # a link waits for nothing (it may be its own)
+            self._follow(record, at, shown)
+            return
+        held = self._held[subagent]
+        held.append((record, at, shown))
+        if len(held) > HELD_RECORDS:
+            self._release(subagent)
+
+    def _release(self, subagent: str) -> None:
+        """Apply the records held for ``subagent``, under its call if it is now known."""
+        for record, at, shown in self._held.pop(subagent, ()):
+            self._follow(record, at, shown)
 
     def _compaction(self, record: Compaction, at: datetime | None, shown: bool) -> None:
         self.compactions += 1

@@ -220,6 +220,7 @@ FOLDER_FAMILIES = {  # corpus folder -> the family that reads its files
     "codex-exec-json": "codex-exec-json",
     "antigravity": "antigravity-transcript",
     "kimi": "kimi-wire",
+    "codex-rollout": "codex-rollout",
 }
 # Files kept in a folder that is not their family's: named one by one.
 FILE_FAMILIES = {
@@ -247,7 +248,7 @@ def family_of(path: Path) -> str | None:
 @pytest.mark.parametrize(("family", "other"), OTHERS, ids=[f"{f}-vs-{o}" for f, o in OTHERS])
 def test_no_format_claims_a_value_of_another_familys_corpus(family: str, other: str) -> None:
     """Detection is exclusive: each value is read as ``read_records`` reads it (a whole
-    document is one value)."""
+    document is one value), and claimed by no family but the one of its file."""
     paths = [p for p in corpus_files() if family_of(p) == other]
     values = [
         orjson.loads(raw) for path in paths for _, raw in split_lines(path.read_bytes())

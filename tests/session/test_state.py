@@ -21,7 +21,7 @@ from bot.records import (
     UserText,
 )
 from bot.session import Session, SessionBook, SessionSettings, SessionStatus, ToolStatus, Verbosity
-from bot.session.state import EARLY_RESULTS
+from bot.session.state import EARLY_RESULTS, HELD_RECORDS
 from bot.session.thread import (
     TEXT_CAP,
     DelegationItem,
@@ -248,6 +248,76 @@ def test_subagent_text_is_not_a_thread_item() -> None:
     task = ToolCall(Origin(SID, at(1), 2), call_id="task", name="Task", input={})
     session = session_of(task, text("inner", parent_call="task"))
     assert [type(item) for item in session.items] == [ToolGroup]
+
+
+def test_a_linked_subagents_prompt_is_not_a_user_turn_of_the_session() -> None:
+    task = ToolCall(Origin(SID, at(1), 2), call_id="task", name="Task", input={})
+    link = SubagentLink(Origin(SID, at(1), 3), agent_id="ag1", call_id="task")
+    prompt = UserText(Origin(SID, at(2), 4, subagent="ag1"), text="look around")
+    session = session_of(started(), task, link, prompt)
+    assert [type(item) for item in session.items] == [ToolGroup]
+
+
+def _child(record_type: type, line: int, **fields: object) -> object:
+    return record_type(Origin(SID, at(line), line, subagent="ag1"), **fields)
+
+
+def _awaited_child_records() -> list[object]:
+    """A subagent that says it runs for a call not named yet, then works and ends."""
+    return [
+        _child(SubagentLink, 10, agent_id="ag1", call_id=""),
+        _child(UserText, 11, text="look around"),
+        _child(ToolCall, 12, call_id="c1", name="Read", input={"file_path": "a.py"}),
+        _child(ToolResult, 13, call_id="c1", output="text"),
+        _child(AssistantText, 14, text="found it"),
+        _child(SessionResult, 15, status=ResultStatus.SUCCEEDED, text="found it"),
+    ]
+
+
+def _parent_records() -> list[object]:
+    spawn = Delegation(Origin(SID, at(1), 2), call_id="spawn", member="explorer", task="look")
+    link = SubagentLink(Origin(SID, at(2), 3), agent_id="ag1", call_id="spawn")
+    done = SessionResult(Origin(SID, at(20), 4), status=ResultStatus.SUCCEEDED, text="all done")
+    return [started(), spawn, link, done]
+
+
+def test_a_subagent_read_before_its_parent_is_held_and_placed_under_its_call() -> None:
+    session = session_of(*_awaited_child_records(), *_parent_records())
+    session.close(expects_result=False)
+    assert session.calls["c1"].parent == "spawn"
+    assert session.calls["spawn"].children == ["c1"]
+    assert [type(item) for item in session.items] == [DelegationItem, ResultItem]
+    assert session.result is not None and session.result.text == "all done"
+
+
+def test_a_subagent_read_after_its_parents_link_goes_under_its_call_at_once() -> None:
+    session = session_of(*_parent_records()[:3], *_awaited_child_records()[:3])
+    assert session.calls["c1"].parent == "spawn"  # applied at once: its announcement is moot
+    assert [type(item) for item in session.items] == [DelegationItem]
+
+
+def test_a_link_naming_the_call_is_never_held_even_when_the_subagent_says_it() -> None:
+    announce, _, tool_call, *_ = _awaited_child_records()
+    own_link = _child(SubagentLink, 11, agent_id="ag1", call_id="spawn")
+    session = session_of(*_parent_records()[:2], announce, own_link, tool_call)
+    assert session.calls["c1"].parent == "spawn"
+
+
+def test_records_held_for_a_subagent_never_linked_go_to_the_session_at_the_end() -> None:
+    session = session_of(started(), *_awaited_child_records())
+    assert session.calls == {} and session.items == []
+    session.close(expects_result=False)
+    assert session.calls["c1"].parent is None
+    assert session.status is SessionStatus.SUCCEEDED  # the subagent's result was all it had
+
+
+def test_a_subagent_holding_too_many_records_has_them_placed_in_the_session() -> None:
+    announce, *_ = _awaited_child_records()
+    texts = [_child(AssistantText, 20, text=f"step {n}") for n in range(HELD_RECORDS + 1)]
+    assert session_of(started(), announce, *texts[:-1]).items == []  # held
+    session = session_of(started(), announce, *texts)  # one too many: placed, no end needed
+    assert session.items and all(isinstance(item, TextBatch) for item in session.items)
+    assert "step 0" in session.items[0].text  # type: ignore[union-attr]
 
 
 def test_same_call_id_seen_twice_is_one_call() -> None:
