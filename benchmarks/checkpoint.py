@@ -17,8 +17,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.replay import DEFAULT_CORPUS, FAMILY_DIRS, build_log, read_lines
+from benchmarks.replay import DEFAULT_CORPUS, build_log, read_lines
 from bot.checkpoints import Checkpoints, CoreState
+from bot.formats import FAMILIES
 from bot.formats.reader import SourceReader
 from bot.session import SessionBook
 from bot.store import Store
@@ -27,7 +28,7 @@ from bot.store import Store
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--mb", type=int, default=20, help="size of the built log in MB")
-    parser.add_argument("--family", default="claude-stream-json", choices=sorted(FAMILY_DIRS))
+    parser.add_argument("--family", default="claude-stream-json", choices=sorted(FAMILIES))
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     args = parser.parse_args()
     if not args.corpus.is_dir():

@@ -27,7 +27,7 @@ from pathlib import Path
 import orjson
 
 from benchmarks.floor_skeleton import skeleton
-from benchmarks.replay import DEFAULT_CORPUS, FAMILY_DIRS, build_log, read_lines
+from benchmarks.replay import DEFAULT_CORPUS, build_log, corpus_families, read_lines
 
 SKELETON_SOURCE = Path(__file__).with_name("floor_skeleton.py")
 
@@ -78,7 +78,7 @@ def main() -> None:
     skeletons = {"interpreted": skeleton, "compiled": compiled_skeleton()}
     print(f"{'family':<20} {'skeleton':<12} {'loads µs/line':>14} {'skeleton µs/line':>17} "
           f"{'ratio':>6} {'µs/line left at 0.33':>21}")  # fmt: skip
-    for family in sorted(FAMILY_DIRS):
+    for family in sorted(corpus_families(args.corpus)):
         lines = list(read_lines(build_log(args.corpus, family, args.mb)))
         for kind, work in skeletons.items():
             if work is None:

@@ -27,8 +27,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from benchmarks.replay import DEFAULT_CORPUS, FAMILY_DIRS, build_log, read_lines
+from benchmarks.replay import DEFAULT_CORPUS, build_log, read_lines
 from blocks.thread import thread_messages
+from bot.formats import FAMILIES
 from bot.formats.reader import SourceReader
 from bot.records import Record
 from bot.redaction import Redactor, redact_record, redact_value
@@ -130,7 +131,7 @@ def _timed(work: Callable[[], object]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--mb", type=int, default=20, help="size of the built log in MB")
-    parser.add_argument("--family", default="claude-transcript", choices=sorted(FAMILY_DIRS))
+    parser.add_argument("--family", default="claude-transcript", choices=sorted(FAMILIES))
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     args = parser.parse_args()
     if not args.corpus.is_dir():

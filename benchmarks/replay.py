@@ -39,33 +39,45 @@ import orjson
 from benchmarks.corpus_mix import interleaved, run_sources
 from blocks.thread import thread_messages
 from bot.build import description
+from bot.formats import FAMILIES
 from bot.formats.reader import SourceReader
 from bot.records import Record
 from bot.session import Session, SessionBook
+from bot.sources.files import is_document, split_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus"
 OUT = ROOT / "benchmarks" / "out"
-FAMILY_DIRS = {
-    "claude-stream-json": "claude-stream-json",
-    "claude-transcript": "claude-transcript",
-    "agno": "agno-events",
-    "backend": "legion-backend",
-    "openai-messages": "openai-messages",
-}
-# Ids that must differ per copy: session ids, tool call ids, uuids, run ids.
-_ID = re.compile(rb'"(session_id|sessionId|id|tool_use_id|uuid|parentUuid|run_id|thread_id|'
-                 rb'parent_tool_use_id|tool_call_id|message_id)":\s*"([^"]*)"')
+# Ids that must differ per copy: session ids, tool call ids, uuids, run ids (every family's).
+_ID = re.compile(rb'"(session_id|sessionId|sessionID|id|tool_use_id|uuid|parentUuid|run_id|'
+                 rb'thread_id|parent_tool_use_id|tool_call_id|message_id|tool_id|call_id|callID|'
+                 rb'toolCallId|conversation_id)":\s*"([^"]*)"')  # fmt: skip
+
+
+def corpus_families(corpus: Path) -> dict[str, list[Path]]:
+    """The corpus's JSON Lines files by the family slacktail reads each as (detected as a
+    follower detects it; whole-document files are left out, being read once, not streamed)."""
+    found: dict[str, list[Path]] = {}
+    for path in sorted(corpus.glob("*/*")):
+        if not path.is_file() or path.suffix == ".md":
+            continue
+        data = path.read_bytes()
+        if is_document(data):
+            continue
+        reader = SourceReader(str(path))
+        for number, line in split_lines(data):
+            reader.feed(line, number)
+            if reader.family is not None:
+                found.setdefault(reader.family, []).append(path)
+                break
+    return found
 
 
 def corpus_lines(corpus: Path, family: str) -> list[bytes]:
-    """The JSON Lines of one family's corpus files (whole-document files are left out)."""
+    """The JSON Lines of one family's corpus files."""
     lines: list[bytes] = []
-    for path in sorted((corpus / FAMILY_DIRS[family]).glob("*")):
-        data = path.read_bytes()
-        if path.suffix in (".json", ".traj"):
-            continue
-        lines.extend(line for line in data.split(b"\n") if line.strip())
+    for path in corpus_families(corpus).get(family, []):
+        lines.extend(line for line in path.read_bytes().split(b"\n") if line.strip())
     return lines
 
 
@@ -286,14 +298,14 @@ def corpus_logs(corpus: Path, megabytes: int) -> list[tuple[Path, int]]:
     """Each family's built log, with its lines per corpus copy."""
     return [
         (build_log(corpus, family, megabytes), len(corpus_lines(corpus, family)))
-        for family in FAMILY_DIRS
+        for family in corpus_families(corpus)
     ]
 
 
 def measure_corpus(corpus: Path, megabytes: int, limit: int) -> None:
     """``measure_speed`` and ``measure_memory`` for the whole corpus as one log."""
     logs = corpus_logs(corpus, megabytes)
-    shares = zip(FAMILY_DIRS, logs, strict=True)
+    shares = zip(corpus_families(corpus), logs, strict=True)
     mix = ", ".join(f"{family} {per_copy}" for family, (_, per_copy) in shares)
     print(f"corpus mix (lines per copy): {mix}")
     pairs = list(itertools.islice(interleaved(logs), limit))
@@ -326,7 +338,7 @@ def measure_corpus(corpus: Path, megabytes: int, limit: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mb", type=int, default=500, help="size of the built log in MB")
-    parser.add_argument("--family", default=CORPUS, choices=[*sorted(FAMILY_DIRS), CORPUS],
+    parser.add_argument("--family", default=CORPUS, choices=[*sorted(FAMILIES), CORPUS],
                         help="one family's log, or the whole corpus as one log (the default)")
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--speed-lines", type=int, default=250_000,
