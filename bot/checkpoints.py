@@ -29,7 +29,7 @@ from bot.sources.position import FilePosition
 from bot.store import Store
 
 # A compiled core pickles differently from a pure one: a checkpoint of the other kind is dropped.
-CORE_VERSION = zlib.crc32(f"slacktail {__version__} core 4 compiled={compiled()}".encode())
+CORE_VERSION = zlib.crc32(f"slacktail {__version__} core 5 compiled={compiled()}".encode())
 _VERSION_TAG = CORE_VERSION.to_bytes(4, "big")
 MIN_INTERVAL_S = 1.0
 COST_FACTOR = 20  # a checkpoint waits at least this many times as long as the last one took
@@ -43,6 +43,8 @@ class CoreState:
     readers: dict[str, SourceReader] = field(default_factory=dict)  # source name -> reader
     families: dict[str, str] = field(default_factory=dict)  # session id -> its log family
     ended: set[str] = field(default_factory=set)  # sources whose input ended
+    # document source -> the sessions read from it (dropped and rebuilt when it is rewritten)
+    produced: dict[str, set[str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +132,10 @@ class Checkpoints:
             self.log.event("archived_session_unreadable", session=session_id, error=str(error))
             return None
         return session if isinstance(session, Session) else None
+
+    def drop_archived(self, session_id: str) -> None:
+        """Forget an archived session (it is being built again from its source)."""
+        self.store.drop_archived(self.job, session_id)
 
     def _drop(self, why: str) -> None:
         self.log.event("checkpoint_dropped", why=why, reading_from="the start of each source")
