@@ -25,7 +25,7 @@ from bot.errors import InputError
 from bot.formats.reader import SourceReader
 from bot.logs import EventLog
 from bot.session import Session, SessionBook
-from bot.sources.position import FilePosition
+from bot.sources.position import stored_position
 from bot.store import Store
 
 # A compiled core pickles differently from a pure one: a checkpoint of the other kind is dropped.
@@ -143,10 +143,11 @@ class Checkpoints:
 
 
 def _unreadable_position(positions: dict[str, dict[str, Any]]) -> str | None:
-    """The first source whose stored position is not one slacktail wrote, or None."""
+    """The first source whose stored position is not one slacktail wrote (a file's or a
+    document's), or None."""
     for name, position in positions.items():
         try:
-            FilePosition.from_dict(position)
+            stored_position(position)
         except InputError:
             return name
     return None
