@@ -27,6 +27,7 @@ from pathlib import Path
 
 import orjson
 
+from bot.formats.lenient import NOT_JSON, lenient_json
 from bot.sources.files import is_document, split_lines
 from bot.sources.follow import POLL_INTERVAL, wait_for_data
 from bot.sources.lines import BOM, Line, LongLine
@@ -79,10 +80,11 @@ def _json_lines_inside(path: Path) -> bool:
 
 
 def _parses(data: bytes) -> bool:
+    """``data`` is one JSON value, as the reader reads it (``NaN`` and the like included)."""
     try:
         orjson.loads(data)
     except orjson.JSONDecodeError:
-        return False
+        return lenient_json(data.decode("utf-8", errors="replace")) is not NOT_JSON
     return True
 
 

@@ -1,8 +1,8 @@
-"""Following a JSON document its agent rewrites in place (a SWE-agent ``.traj`` here; a Gemini
-CLI session file is followed alike): in a followed folder beside a JSON Lines log and a file
-that is not a session, rewritten with more of the session, its thread in the local Slack shows
-the same messages updated and only the new ones posted, as if the final document had been read
-once; a restart after a rewrite posts nothing twice."""
+"""Following a JSON document its agent rewrites in place (a SWE-agent ``.traj``, a Gemini CLI
+session file): in a followed folder beside a JSON Lines log and a file that is not a session,
+rewritten with more of the session, its thread in the local Slack shows the same messages
+updated and only the new ones posted, as if the final document had been read once; a restart
+after a rewrite posts nothing twice."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from bot.sources.folder import FolderWatch
 from bot.sources.position import DocumentPosition, stored_position
 from bot.sources.watch import ChangeWatch
 from bot.store import Store
-from tests.conftest import FIXTURES, FakeClock
+from tests.conftest import FIXTURES, FakeClock, corpus_file
 from tests.scenarios.channel import Channel, seen
 
 TOKEN = "xoxb-documents"
@@ -56,9 +56,9 @@ def posts(slack: LocalSlack) -> int:
     return sum(1 for r in slack.requests if r.method == "chat.postMessage" and r.error is None)
 
 
-def read_once(data: bytes, tmp_path: Path) -> Channel:
+def read_once(data: bytes, tmp_path: Path, name: str = f"{SESSION}.traj") -> Channel:
     """What a reading of ``data`` alone, straight through, puts in a channel."""
-    path = tmp_path / "once" / f"{SESSION}.traj"
+    path = tmp_path / "once" / name
     path.parent.mkdir()
     path.write_bytes(data)
     clock = FakeClock()
@@ -154,3 +154,34 @@ def test_a_restart_after_a_rewrite_posts_nothing_twice(tmp_path: Path) -> None:
 def _root_ts(slack: LocalSlack, text: str) -> str:
     (root,) = [m for m in slack.channel_messages() if text in m["text"]]
     return str(root["ts"])
+
+
+GEMINI = ("gemini", "jnarowski__agentcmd__session-2025-10-27T19-55-981c87cb.json")
+
+
+def test_a_gemini_session_file_rewritten_after_each_message_ends_as_read_once(
+    tmp_path: Path,
+) -> None:
+    session: dict[str, Any] = orjson.loads(corpus_file(*GEMINI).read_bytes())
+    messages = session["messages"]
+    chats = tmp_path / "gemini" / "tmp" / session["projectHash"] / "chats"
+    chats.mkdir(parents=True)
+    (chats.parent / "logs.json").write_bytes(b"[]")  # Gemini's prompt log: not a session
+    document = chats / "session-2025-10-27T19-55-981c87cb.json"
+    clock = FakeClock()
+    watch = ChangeWatch(events=False, poll_interval=1.0, clock=clock)
+    folder = FolderWatch(str(tmp_path / "gemini"), watch=watch, clock=clock)
+    with LocalSlack(token=TOKEN, rate_limits=False) as slack:
+        delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id(), clock=clock,
+                            sleep=clock.sleep)  # fmt: skip
+        follower = Follower([], delivery, folder=folder, clock=clock, wall_clock=lambda: NOW)
+        for count in range(1, len(messages) + 1):  # the CLI writes the file again as it goes
+            so_far = {**session, "messages": messages[:count]}
+            document.write_bytes(orjson.dumps(so_far, option=orjson.OPT_INDENT_2))
+            turn(follower, clock)
+        final = document.read_bytes()
+        assert list(follower.readers) == [str(document)]
+        assert seen(slack) == read_once(final, tmp_path, document.name)
+        assert posts(slack) == sum(len(thread) for thread in seen(slack))  # nothing twice
+    folder.close()
+    watch.close()

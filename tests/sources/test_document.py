@@ -87,6 +87,12 @@ def test_a_half_written_document_waits_for_the_rest(traj: Path) -> None:
     assert follower.read_available() == [Line(1, len(data), data)]
 
 
+def test_a_document_as_python_writes_it_with_nan_is_whole(traj: Path) -> None:
+    data = b'{\n  "info": {"model_stats": {"instance_cost": NaN}}\n}'
+    traj.write_bytes(data)
+    assert DocumentFollower(traj).read_available() == [Line(1, len(data), data)]
+
+
 def test_a_second_write_in_the_same_clock_tick_is_not_missed(traj: Path) -> None:
     now = [0]
     write(traj, {"status": "running"}, settled=False)
