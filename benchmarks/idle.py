@@ -18,8 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bot.sources.folder import FolderWatch
-from bot.sources.follow import FileFollower
+from bot.sources.folder import FolderWatch, FollowedFile
 from bot.sources.watch import ChangeWatch
 
 TURN_S = 0.25  # the main loop's longest idle wait
@@ -44,7 +43,7 @@ def open_files() -> int:
 def follow_idle(root: Path, seconds: float, *, events: bool, close_idle_after: float) -> None:
     watch = ChangeWatch(events=events)
     folder = FolderWatch(str(root), watch=watch, close_idle_after=close_idle_after)
-    followers: list[FileFollower] = []
+    followers: list[FollowedFile] = []
     followers.extend(folder.new_files())
     for follower in followers:
         follower.read_available()

@@ -25,7 +25,7 @@ from bot.errors import InputError
 from bot.formats.reader import SourceReader
 from bot.logs import EventLog
 from bot.session import Session, SessionBook
-from bot.sources.position import FilePosition
+from bot.sources.position import stored_position
 from bot.store import Store
 
 # A compiled core pickles differently from a pure one: a checkpoint of the other kind is dropped.
@@ -43,6 +43,8 @@ class CoreState:
     readers: dict[str, SourceReader] = field(default_factory=dict)  # source name -> reader
     families: dict[str, str] = field(default_factory=dict)  # session id -> its log family
     ended: set[str] = field(default_factory=set)  # sources whose input ended
+    # document source -> the sessions read from it (dropped and rebuilt when it is rewritten)
+    produced: dict[str, set[str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,16 +133,21 @@ class Checkpoints:
             return None
         return session if isinstance(session, Session) else None
 
+    def drop_archived(self, session_id: str) -> None:
+        """Forget an archived session (it is being built again from its source)."""
+        self.store.drop_archived(self.job, session_id)
+
     def _drop(self, why: str) -> None:
         self.log.event("checkpoint_dropped", why=why, reading_from="the start of each source")
         self.store.drop_checkpoint(self.job)
 
 
 def _unreadable_position(positions: dict[str, dict[str, Any]]) -> str | None:
-    """The first source whose stored position is not one slacktail wrote, or None."""
+    """The first source whose stored position is not one slacktail wrote (a file's or a
+    document's), or None."""
     for name, position in positions.items():
         try:
-            FilePosition.from_dict(position)
+            stored_position(position)
         except InputError:
             return name
     return None

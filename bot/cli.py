@@ -46,6 +46,9 @@ def _parser() -> argparse.ArgumentParser:
     follow.add_argument("path", metavar="PATH", help="a log file, or - for standard input")
     follow.add_argument("--once", action="store_true",
                         help="process what is there, deliver the final state and exit")  # fmt: skip
+    follow.add_argument("--pattern", action="append", dest="patterns", metavar="GLOB",
+                        help="under a folder, follow the files this glob (relative to it) "
+                        "names, instead of the agents' session files; repeatable")  # fmt: skip
     _slack_options(follow)
     run = subcommands.add_parser(
         "run", help="run an agent, show its output, and post what it does to Slack"
@@ -102,6 +105,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         "redact_patterns": args.redact_patterns,
         "redact_allowlist": args.redact_allowlist,
         "log_level": args.log_level,
+        "patterns": getattr(args, "patterns", None),  # follow only
     }
     config = args.config or (Path(p) if (p := os.environ.get("SLACKTAIL_CONFIG")) else None)
     return load_settings(flags, config)

@@ -106,7 +106,8 @@ def follow(settings: Settings, path: str, *, once: bool, log: EventLog) -> int:
     with connected(settings, log) as slack, kept_state(settings, slack, job_of(path), log) as state:
         spool_dir = None if state.store.path is None else state.store.path.parent / "spool"
         target = target_for(path, once=once, restored=state.restored, spool_dir=spool_dir,
-                            max_line_bytes=settings.max_line_bytes)  # fmt: skip
+                            max_line_bytes=settings.max_line_bytes,
+                            patterns=settings.patterns)  # fmt: skip
         try:
             bar = ProgressBar(target.size, Path(path).name) if once and target.size else None
             # Counters are gathered each turn only for a health endpoint to serve them.

@@ -64,6 +64,10 @@ class Settings(BaseSettings):
         default=None, ge=0, le=65535, description="serve /healthz and /metrics on this port"
     )
     health_host: str = Field(default="127.0.0.1", description="the address /healthz listens on")
+    patterns: tuple[str, ...] = Field(
+        default=(), description="the files to follow under a folder, as globs relative to it "
+        "(default: the agents' session files)",
+    )
     max_line_bytes: int = Field(
         default=8 * 1024 * 1024, ge=1024, description="a longer log line is counted and skipped"
     )
@@ -98,6 +102,15 @@ class Settings(BaseSettings):
     def _level_in_lower_case(cls, value: object) -> object:
         return value.lower() if isinstance(value, str) else value
     # --- end of redaction and logging ---
+
+    @field_validator("patterns")
+    @classmethod
+    def _patterns_are_relative(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for pattern in value:
+            if not pattern.strip() or pattern.startswith(("/", "~")):
+                raise ValueError(f"{pattern!r}: a glob relative to the followed folder, "
+                                 "e.g. **/*.jsonl")  # fmt: skip
+        return value
 
     @field_validator("slack_api_url")
     @classmethod

@@ -6,6 +6,11 @@ sooner, every ``FRESH_RENDER_S``, when the shared update budget has room: an upd
 at once should carry what was just read, not what was read half a second ago), and lets
 delivery send what its budgets allow; then it waits for more input or for delivery's next
 slot, whichever comes first.
+
+A JSON document rewritten in place (a ``DocumentFollower``) is read again whole: the sessions
+read from it before are dropped and built again from the new content (``_rebuild``), never
+added to, so their messages, which keep their keys, are updated in place, and only what is new
+is posted.
 """
 
 from __future__ import annotations
@@ -32,9 +37,10 @@ from bot.progress import ProgressBar
 from bot.records import Origin, Record, Unparsed
 from bot.redaction import Redactor, redact_record
 from bot.session import SessionBook, SessionSettings, SessionStatus
+from bot.sources.document import DocumentFollower
 from bot.sources.folder import FolderWatch
 from bot.sources.lines import Line, LongLine
-from bot.sources.source import Rotated, Source, Truncated
+from bot.sources.source import Rewritten, Rotated, Source, Truncated
 
 RENDER_EVERY_S = 0.5
 RETIRE_AFTER_S = 600.0  # a finished, delivered session idle this long leaves memory...
@@ -97,6 +103,7 @@ class Follower:
         self.turned_at = self.clock()  # when the loop last turned (health: it is not stuck)
         self.stopped: str | None = None  # why delivery stopped (a revoked token...), if it did
         self.not_understood: list[str] = []  # a line for each source of which nothing was read
+        self._said: set[str] = set()  # those sources (a rewritten document's new reader too)
         for source in sources:
             self.add_source(source)
 
@@ -105,6 +112,8 @@ class Follower:
         self.sources.append(source)
         if source.name not in self.readers:
             self.readers[source.name] = SourceReader(source.name, family=self.family)
+        if isinstance(source, DocumentFollower):  # its sessions are rebuilt when it is rewritten
+            self.core.produced.setdefault(source.name, set())
 
     # --- one turn -------------------------------------------------------------------------
 
@@ -126,6 +135,9 @@ class Follower:
             read += len(items)
             self._unsaved = self._unsaved or bool(items)
             for item in items:
+                if isinstance(item, Rewritten):
+                    reader = self._rebuild(source.name, item)
+                    continue
                 self._apply(reader, self._records(reader, item), now)
             if source.closed and source.name not in self._finished:
                 self._finished.add(source.name)
@@ -138,8 +150,9 @@ class Follower:
     def _say_if_not_understood(self, reader: SourceReader) -> None:
         """A source of which nothing can be read is said once, on stderr and in the log."""
         said = reader.not_understood()
-        if said is None:
+        if said is None or reader.source in self._said:
             return
+        self._said.add(reader.source)
         self.not_understood.append(said)
         self.log.event("not_understood", source=reader.source, first_line=reader.first_line)
         print(f"slacktail: {said}", file=sys.stderr)
@@ -166,7 +179,26 @@ class Follower:
         self.log.event(name, source=reader.source, at=item.offset, size=item.size)
         return []
 
+    def _rebuild(self, name: str, item: Rewritten) -> SourceReader:
+        """The document ``name`` was rewritten: the sessions read from it are dropped, with its
+        reader, to be built again from its new content. Their messages are then updated in
+        place (same keys), not posted again."""
+        dropped = self.core.produced.get(name, set())
+        for session_id in dropped:
+            self.book.drop(session_id)
+            if session_id in self._archived:  # its archived state is not to come back
+                self._archived.discard(session_id)
+                if self.checkpoints is not None:
+                    self.checkpoints.drop_archived(session_id)
+        self.core.produced[name] = set()
+        self._finished.discard(name)
+        self._unsaved = True
+        reader = self.readers[name] = SourceReader(name, family=self.family)
+        self.log.event("rewritten", source=name, size=item.size, sessions=len(dropped))
+        return reader
+
     def _apply(self, reader: SourceReader, records: list[Record], now: datetime) -> None:
+        produced = self.core.produced.get(reader.source)  # only a document's are kept
         for record in records:
             self.counts.records += 1
             if record.session_id in self._archived:
@@ -180,6 +212,8 @@ class Follower:
                 self.log.event("session_started", session=session.session_id,
                                agent=session.info.agent or None, source=reader.source)  # fmt: skip
             self._touched.add(session.session_id)
+            if produced is not None:
+                produced.add(session.session_id)
 
     def render(self, *, force: bool = False) -> None:
         """Hand the sessions that changed to delivery (at most every ``render_every_s``)."""

@@ -184,6 +184,10 @@ class Store:
         ).fetchone()
         return bytes(row[0]) if row is not None else None
 
+    def drop_archived(self, job: str, session_id: str) -> None:
+        with self._transaction():
+            self.db.execute("DELETE FROM archived WHERE job = ? AND session = ?", (job, session_id))
+
     def archived_ids(self, job: str) -> set[str]:
         rows = self.db.execute("SELECT session FROM archived WHERE job = ?", (job,))
         return {str(row[0]) for row in rows}

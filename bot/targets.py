@@ -9,21 +9,20 @@ and each is deleted once it was read to its end and committed.
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
 from bot.checkpoints import Restored
 from bot.errors import InputError
-from bot.sources.files import WholeFile, is_document
-from bot.sources.folder import FolderWatch, is_folder_target, split_target
+from bot.sources.document import DocumentFollower, is_document_file
+from bot.sources.folder import SESSION_FILES, FolderWatch, is_folder_target, split_target
 from bot.sources.follow import FileFollower
-from bot.sources.position import FilePosition
+from bot.sources.position import DocumentPosition, FilePosition, stored_position
 from bot.sources.source import Source
 from bot.sources.spool import StdinSpool, leftover_spools, remove_spool
 from bot.sources.stream import ChunkStream, StreamReader
-
-DOCUMENT_MAX = 64_000_000  # a whole-document log larger than this is followed as lines
 
 
 @dataclass
@@ -66,12 +65,21 @@ def check_target(path: str) -> None:
 
 
 def target_for(
-    path: str, *, once: bool, restored: Restored, spool_dir: Path | None, max_line_bytes: int
+    path: str,
+    *,
+    once: bool,
+    restored: Restored,
+    spool_dir: Path | None,
+    max_line_bytes: int,
+    patterns: Sequence[str] = (),
 ) -> Target:
+    """The sources of ``path``; ``patterns`` name the files under a folder (none: the
+    agents' session files, ``SESSION_FILES``)."""
     if path == "-":
         return _stdin(restored, spool_dir, max_line_bytes)
     if is_folder_target(path):
-        folder = FolderWatch(path, resume=lambda p: _resume(restored, str(p)), stop_at_end=once,
+        folder = FolderWatch(path, patterns=patterns or SESSION_FILES, stop_at_end=once,
+                             resume=lambda p: _resume(restored, str(p)),
                              max_line_bytes=max_line_bytes)  # fmt: skip
         return Target(folder=folder)
     return _file(path, once=once, restored=restored, max_line_bytes=max_line_bytes)
@@ -79,13 +87,12 @@ def target_for(
 
 def _file(path: str, *, once: bool, restored: Restored, max_line_bytes: int) -> Target:
     resume = _resume(restored, path)
-    follower = FileFollower(path, stop_at_end=once, resume=resume, max_line_bytes=max_line_bytes)
     size = Path(path).stat().st_size
-    head = Path(path).read_bytes() if size < DOCUMENT_MAX and resume is None else b""
-    if head and is_document(head):  # a .traj or a stored run: rewritten, not appended to
-        follower.close()
-        already_read = restored.core is not None and path in restored.core.ended
-        return Target([WholeFile(Path(path), b"" if already_read else head)], size=size)
+    if isinstance(resume, DocumentPosition) or (
+        resume is None and is_document_file(Path(path), look_inside=True)
+    ):  # a .traj, a session document, a stored run: rewritten whole, not appended to
+        return Target([DocumentFollower(path, resume=resume, stop_at_end=once)], size=size)
+    follower = FileFollower(path, stop_at_end=once, resume=resume, max_line_bytes=max_line_bytes)
     return Target([follower], size=size)
 
 
@@ -99,8 +106,10 @@ def _stdin(restored: Restored, spool_dir: Path | None, max_line_bytes: int) -> T
         raise InputError(f"{spool_dir}: cannot spool standard input there ({error})") from None
     target = Target()
     for path in leftover_spools(spool_dir, besides=spool.path):
-        left = FileFollower(path, stop_at_end=True, resume=_resume(restored, str(path)),
-                            max_line_bytes=max_line_bytes)  # fmt: skip
+        resume = _resume(restored, str(path))
+        if not isinstance(resume, FilePosition):
+            resume = None  # a spool is never a document
+        left = FileFollower(path, stop_at_end=True, resume=resume, max_line_bytes=max_line_bytes)
         target.sources.append(left)
         target.spools.append((left, path))
     target.sources.append(spool)
@@ -108,6 +117,6 @@ def _stdin(restored: Restored, spool_dir: Path | None, max_line_bytes: int) -> T
     return target
 
 
-def _resume(restored: Restored, name: str) -> FilePosition | None:
+def _resume(restored: Restored, name: str) -> FilePosition | DocumentPosition | None:
     position = restored.positions.get(name)
-    return FilePosition.from_dict(position) if position is not None else None
+    return stored_position(position) if position is not None else None

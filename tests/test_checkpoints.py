@@ -17,7 +17,7 @@ from bot.formats.reader import SourceReader
 from bot.logs import EventLog
 from bot.session import SessionBook
 from bot.sources.files import is_document, read_bytes, split_lines
-from bot.sources.position import FilePosition
+from bot.sources.position import DocumentPosition, FilePosition
 from bot.store import Store
 from tests.conftest import FakeClock, corpus_files
 
@@ -133,6 +133,17 @@ def test_a_checkpoint_of_any_garbage_is_dropped_never_raised(
     assert Checkpoints(store, "job", log=log).restore().core is None
     assert "checkpoint_dropped" in out.getvalue()
     assert store.checkpoint("job") is None
+
+
+def test_a_documents_position_is_restored_with_the_files(tmp_path: Path) -> None:
+    store = Store.open(tmp_path)
+    positions = {
+        "a.jsonl": FilePosition("a.jsonl", 1, 2, "ab", 2, offset=5, line=1).to_dict(),
+        "run.traj": DocumentPosition("run.traj", 1, 3, 120, 7, "c0ffee").to_dict(),
+    }
+    Checkpoints(store, "job").save(CoreState(SessionBook()), positions)
+    restored = Checkpoints(store, "job").restore()
+    assert restored.core is not None and restored.positions == positions
 
 
 def test_a_checkpoint_whose_position_was_tampered_with_is_dropped_whole(tmp_path: Path) -> None:

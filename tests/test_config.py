@@ -76,3 +76,15 @@ def test_a_missing_settings_file_is_a_clear_error(tmp_path: Path) -> None:
 def test_an_api_url_must_be_http() -> None:
     with pytest.raises(UsageError, match="slack_api_url"):
         load_settings({"slack_api_url": "ftp://x"})
+
+
+def test_patterns_come_from_the_environment_as_a_json_list(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("SLACKTAIL_PATTERNS", '["**/*.log", "runs/*.json"]')
+    assert load_settings({}).patterns == ("**/*.log", "runs/*.json")
+
+
+def test_a_pattern_is_relative_to_the_followed_folder() -> None:
+    with pytest.raises(UsageError, match="patterns"):
+        load_settings({"patterns": ["/var/log/*.jsonl"]})

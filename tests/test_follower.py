@@ -1,5 +1,6 @@
 """The follower's memory over a long run: a finished, delivered session idle for a while leaves
-memory for the store; a late record of it brings it back, and its thread goes on in place."""
+memory for the store; a late record of it brings it back, and its thread goes on in place. A
+document rewritten in place has its sessions built again from its new content, not added to."""
 
 from __future__ import annotations
 
@@ -14,9 +15,10 @@ from bot.delivery import Delivery, SlackApi
 from bot.follower import RETIRE_AFTER_S, RETIRE_EVERY_S, Follower
 from bot.localslack import LocalSlack
 from bot.session import SessionStatus, ToolStatus
+from bot.sources.document import DocumentFollower
 from bot.sources.follow import FileFollower
 from bot.store import Store
-from tests.conftest import FakeClock
+from tests.conftest import FIXTURES, FakeClock
 
 TOKEN = "xoxb-follower"
 
@@ -109,3 +111,57 @@ def test_a_stop_leaves_running_sessions_running_for_the_next_start(tmp_path: Pat
         assert session.status is SessionStatus.RUNNING
         assert session.calls["t1"].status is ToolStatus.RUNNING
         assert delivery.pending == 0  # what it had was delivered before it stopped
+
+
+def trajectory(*more: dict[str, object]) -> bytes:
+    """A finished SWE-agent run, with ``more`` messages at the end of its history."""
+    run = orjson.loads((FIXTURES / "swe_agent_calc_fix.traj").read_bytes())
+    return orjson.dumps({**run, "history": [*run["history"], *more]}, option=orjson.OPT_INDENT_2)
+
+
+def kinds(follower: Follower, session_id: str) -> list[str]:
+    return [item.key.split(":")[0] for item in follower.book.sessions[session_id].items]
+
+
+def test_a_rewritten_document_builds_its_sessions_again_instead_of_adding_to_them(
+    tmp_path: Path,
+) -> None:
+    traj = tmp_path / "run-7.traj"
+    traj.write_bytes(trajectory())
+    clock = FakeClock()
+    with LocalSlack(token=TOKEN, rate_limits=False) as slack:
+        delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id(), clock=clock,
+                            sleep=clock.sleep)  # fmt: skip
+        follower = Follower([DocumentFollower(traj)], delivery, clock=clock, wall_clock=WallClock())
+        turn(follower)
+        assert kinds(follower, "run-7") == ["user", "text", "tools", "result"]
+        traj.write_bytes(trajectory({"role": "user", "content": "and add a test"}))
+        turn(follower)
+        assert kinds(follower, "run-7") == ["user", "text", "tools", "user", "result"]
+        assert follower.core.produced == {str(traj): {"run-7"}}
+
+
+def test_a_retired_session_of_a_rewritten_document_is_built_again_not_brought_back(
+    tmp_path: Path,
+) -> None:
+    traj = tmp_path / "run-7.traj"
+    traj.write_bytes(trajectory())
+    clock, wall = FakeClock(), WallClock()
+    store = Store.open(tmp_path / "state")
+    with LocalSlack(token=TOKEN, rate_limits=False) as slack:
+        delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id(), clock=clock,
+                            sleep=clock.sleep, ledger=store.ledger("T/C/"))  # fmt: skip
+        follower = Follower([DocumentFollower(traj)], delivery, clock=clock, wall_clock=wall,
+                            checkpoints=Checkpoints(store, "job", clock=clock))  # fmt: skip
+        turn(follower)
+        clock.advance(RETIRE_EVERY_S)
+        wall.now += timedelta(seconds=RETIRE_AFTER_S)
+        turn(follower)
+        assert store.archived_ids("job") == {"run-7"}
+
+        traj.write_bytes(trajectory({"role": "user", "content": "and add a test"}))
+        turn(follower)
+        assert store.archived_ids("job") == set()  # its old state cannot come back later
+        assert kinds(follower, "run-7") == ["user", "text", "tools", "user", "result"]
+        (root,) = slack.channel_messages()
+        assert len(slack.thread(slack.channel_id(), root["ts"])) == 6  # root and five replies

@@ -23,6 +23,7 @@ from tests.conftest import FIXTURES, WORKSPACE_TOKEN, corpus_file
 TOKEN = WORKSPACE_TOKEN
 MENTIONS = FIXTURES / "preview_mentions.jsonl"
 STREAM = FIXTURES / "claude_stream_seed002.jsonl"
+TRAJ = FIXTURES / "swe_agent_calc_fix.traj"
 
 
 @pytest.fixture
@@ -51,6 +52,48 @@ def test_a_folder_is_followed_with_the_session_files_below_it(
     (tmp_path / "project" / "notes.txt").write_text("not a log")
     assert main(["follow", "--once", str(tmp_path / "project")]) == 0
     assert len(roots(slack)) == 2
+
+
+def test_a_folder_follows_session_documents_but_not_other_json_files(
+    slack: LocalSlack, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "trajectories").mkdir()
+    (tmp_path / "one.jsonl").write_bytes(MENTIONS.read_bytes())
+    (tmp_path / "trajectories" / "run-7.traj").write_bytes(TRAJ.read_bytes())
+    (tmp_path / "settings.json").write_bytes(b'{"theme": "dark"}')
+    assert main(["follow", "--once", str(tmp_path)]) == 0
+    assert sorted(roots(slack)) == ["Claude Code session mention-test: succeeded",
+                                    "SWE-agent session run-7: succeeded"]  # fmt: skip
+    assert "settings.json" not in capsys.readouterr().err
+
+
+def test_patterns_name_the_files_followed_under_a_folder(
+    slack: LocalSlack, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "agent.log").write_bytes(MENTIONS.read_bytes())
+    (tmp_path / "other.jsonl").write_bytes(STREAM.read_bytes())
+    assert main(["follow", "--once", "--pattern", "*.log", str(tmp_path)]) == 0
+    assert roots(slack) == ["Claude Code session mention-test: succeeded"]
+    monkeypatch.setenv("SLACKTAIL_PATTERNS", '["*.jsonl"]')
+    assert main(["follow", "--once", "--state-dir", str(tmp_path / "s2"), str(tmp_path)]) == 0
+    assert len(roots(slack)) == 2  # the other file too, from the environment's pattern
+
+
+def test_a_document_rewritten_between_two_runs_is_updated_not_posted_again(
+    slack: LocalSlack, tmp_path: Path
+) -> None:
+    run = orjson.loads(TRAJ.read_bytes())
+    traj = tmp_path / "run-7.traj"
+    early = {**run, "history": run["history"][:4], "info": {}}
+    traj.write_bytes(orjson.dumps(early, option=orjson.OPT_INDENT_2))
+    assert main(["follow", "--once", str(traj)]) == 0
+    traj.write_bytes(TRAJ.read_bytes())  # SWE-agent went on, and wrote the whole run again
+    assert main(["follow", "--once", str(traj)]) == 0
+    assert roots(slack) == ["SWE-agent session run-7: succeeded"]
+    (root,) = slack.channel_messages()
+    thread = slack.thread(slack.channel_id(), root["ts"])
+    posts = [r for r in slack.requests if r.method == "chat.postMessage" and r.error is None]
+    assert len(posts) == len(thread) == 5  # root, user, text, tools, result: each posted once
 
 
 def test_a_glob_follows_only_what_it_matches(slack: LocalSlack, tmp_path: Path) -> None:

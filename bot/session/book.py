@@ -111,6 +111,14 @@ class SessionBook:
         if len(released) > TOMBSTONES:
             released.popitem(last=False)
 
+    def drop(self, session_id: str) -> None:
+        """Forget a session entirely, tombstone and all: records of it then build it anew (its
+        source, a document rewritten in place, is being read again from its start)."""
+        if self.sessions.pop(session_id, None) is self._last:
+            self._last = None
+        self._recent.pop(session_id, None)
+        self._released.pop(session_id, None)
+
     def restore(self, session: Session) -> None:
         """Take back a released session (kept elsewhere meanwhile): its records apply again."""
         session_id = session.session_id

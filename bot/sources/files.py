@@ -1,8 +1,8 @@
-"""Reading a whole log file into lines (for preview and backfill).
+"""Reading a whole log file into lines (for preview).
 
 A JSON Lines file yields one item per line. A file that is one JSON document spread over many
 lines (a SWE-agent ``.traj``, an Agno stored run, a session endpoint's list of runs) yields the
-whole document as one item, numbered 1.
+whole document as one item, numbered 1 (followed, it is a ``document.DocumentFollower``).
 """
 
 from __future__ import annotations
@@ -15,9 +15,7 @@ import orjson
 from bot.formats.lenient import NOT_JSON, lenient_json
 from bot.formats.reader import ReaderStats, SourceReader
 from bot.records import Record
-from bot.sources.lines import Line
 from bot.sources.opening import file_error
-from bot.sources.source import Item
 
 
 def read_bytes(path: Path) -> bytes:
@@ -39,34 +37,6 @@ def split_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
 def is_document(data: bytes) -> bool:
     """The file is one JSON document over many lines (not JSON Lines)."""
     return _is_document(data)
-
-
-class WholeFile:
-    """A source that gives a whole JSON document as one line, then ends: a SWE-agent
-    ``.traj`` or an Agno stored run is rewritten, not appended to, so it is read whole."""
-
-    def __init__(self, path: Path, data: bytes) -> None:
-        self.name = str(path)
-        self._data: bytes | None = data
-
-    @property
-    def closed(self) -> bool:
-        return self._data is None
-
-    def read_available(self) -> list[Item]:
-        if self._data is None:
-            return []
-        data, self._data = self._data, None
-        return [Line(1, len(data), data)]
-
-    def ready(self) -> bool:
-        return self._data is not None
-
-    def wait_ready(self, timeout: float) -> bool:
-        return self.ready()
-
-    def close(self) -> None:
-        self._data = None
 
 
 def _is_document(data: bytes) -> bool:

@@ -1,12 +1,31 @@
 """Following every session file in a folder, or matching a glob, new ones as they appear.
 
-``slacktail follow DIR`` follows ``DIR/**/*.jsonl``: Claude Code's ``~/.claude/projects``
-holds ``<project>/<session>.jsonl`` and, for the subagents a session started,
-``<project>/<session>/subagents/agent-<id>.jsonl``; both are found. Only JSON Lines files are
-followed: a ``.json`` or ``.traj`` document is rewritten whole, not appended to. A glob (``*``,
-``?``, ``[``, ``**`` for any depth) follows what it matches.
+``slacktail follow DIR`` follows the files that ``SESSION_FILES`` names under ``DIR``, where
+agents keep their sessions (an agent's folder, or a folder above it, such as ``~/.gemini``;
+not ``~`` itself: ``**`` does not enter hidden folders such as ``~/.claude``):
 
-Each file is its own ``FileFollower`` (each needs its own format reader), handed out once by
+- ``**/*.jsonl``: JSON Lines, appended to. Claude Code's ``~/.claude/projects`` holds
+  ``<project>/<session>.jsonl`` and, for the subagents a session started,
+  ``<project>/<session>/subagents/agent-<id>.jsonl``; Codex
+  ``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``; the Gemini CLI's journal
+  ``~/.gemini/tmp/<hash>/chats/session-*.jsonl``; pi ``~/.pi/agent/sessions/<cwd>/*.jsonl``;
+  Kimi Code ``~/.kimi-code/sessions/wd_*/<session>/agents/main/wire.jsonl``.
+- ``**/.system_generated/logs/transcript.jsonl``: Antigravity's
+  ``~/.gemini/antigravity-cli/brain/<conversation>/.system_generated/logs/transcript.jsonl``,
+  under a hidden folder, which ``**`` does not enter. Its twin ``transcript_full.jsonl`` holds
+  the same steps again: it is left out when ``transcript.jsonl`` is beside it (``TWINS``).
+- ``**/chats/session-*.json``: the Gemini CLI's session documents, and ``**/*.traj``: SWE-agent
+  trajectories. These are JSON documents, rewritten whole as the session grows: each is
+  followed by a ``DocumentFollower``, read whole again when it changes.
+
+Documents are named, not every ``*.json``: an agent's folder also holds ``settings.json``,
+``logs.json``, saved chats and the like, which are not sessions and would each be reported as
+a file slacktail cannot read. ``patterns`` (``follow --pattern``) replaces the defaults; a
+glob (``*``, ``?``, ``[``, ``**`` for any depth) given as the target follows what it matches.
+A ``.json`` or ``.traj`` file is followed as a document (unless it holds JSON Lines), any other
+file as JSON Lines.
+
+Each file is its own follower (each needs its own format reader), handed out once by
 ``new_files``. One ``ChangeWatch`` serves them all: the folders are scanned again when a file
 or folder appears (or every ``rescan_interval`` seconds), and a file is looked at when it
 changed (or every ``recheck_interval`` seconds). Files idle for ``close_idle_after`` seconds are
@@ -15,19 +34,26 @@ closed until they change, so open files stay few however many sessions the folde
 
 from __future__ import annotations
 
-import glob
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from bot.errors import InputError
+from bot.sources.document import DocumentFollower, is_document_file
 from bot.sources.follow import FileFollower
 from bot.sources.lines import DEFAULT_MAX_LINE_BYTES
-from bot.sources.position import FilePosition
+from bot.sources.patterns import FilePatterns
+from bot.sources.position import DocumentPosition, FilePosition
 from bot.sources.watch import ChangeWatch, wait_for_change
 
-SESSION_FILES = "**/*.jsonl"
+SESSION_FILES = (
+    "**/*.jsonl",
+    "**/.system_generated/logs/transcript.jsonl",
+    "**/chats/session-*.json",
+    "**/*.traj",
+)
+TWINS = {"transcript_full.jsonl": "transcript.jsonl"}  # left out when the other is beside it
 RESCAN_S = 10.0  # with events; without, folders are scanned as often as files are polled
 CLOSE_IDLE_S = 60.0
 GLOB_CHARACTERS = frozenset("*?[")
@@ -38,12 +64,18 @@ def is_folder_target(target: str) -> bool:
     return Path(target).expanduser().is_dir() or any(c in GLOB_CHARACTERS for c in target)
 
 
-def split_target(target: str) -> tuple[Path, str]:
-    """The folder to watch and the glob pattern under it: ``DIR`` → ``(DIR, "**/*.jsonl")``,
-    ``~/logs/*/run-*.jsonl`` → ``(~/logs, "*/run-*.jsonl")``."""
+FollowedFile = FileFollower | DocumentFollower
+Resume = Callable[[Path], FilePosition | DocumentPosition | None]
+
+
+def split_target(
+    target: str, patterns: Sequence[str] = SESSION_FILES
+) -> tuple[Path, tuple[str, ...]]:
+    """The folder to watch and the glob patterns under it: ``DIR`` → ``(DIR, patterns)``,
+    ``~/logs/*/run-*.jsonl`` → ``(~/logs, ("*/run-*.jsonl",))``."""
     path = Path(target).expanduser()
     if path.is_dir():
-        return path, SESSION_FILES
+        return path, tuple(patterns)
     parts = path.parts
     fixed = next((i for i, part in enumerate(parts) if GLOB_CHARACTERS & set(part)), len(parts))
     if fixed == len(parts):
@@ -51,7 +83,7 @@ def split_target(target: str) -> tuple[Path, str]:
     root = Path(*parts[:fixed]) if fixed else Path(".")
     if not root.is_dir():
         raise InputError(f"{root}: no such folder")
-    return root, str(Path(*parts[fixed:]))
+    return root, (str(Path(*parts[fixed:])),)
 
 
 def parent_session(path: Path) -> str | None:
@@ -62,19 +94,28 @@ def parent_session(path: Path) -> str | None:
     return None
 
 
-class FolderWatch:
-    """The session files under ``target`` (a folder or a glob), each as a ``FileFollower``.
+def left_out(path: Path) -> bool:
+    """A twin file, holding what its sibling holds, is not followed beside it."""
+    twin = TWINS.get(path.name)
+    return twin is not None and (path.parent / twin).is_file()
 
-    ``resume(path)`` gives a file's stored position (None: read it from its start);
-    ``select(path)`` may leave files out (asked again at each scan until it takes them).
+
+class FolderWatch:
+    """The session files under ``target`` (a folder or a glob), each as a ``FileFollower`` or,
+    for a document, a ``DocumentFollower``.
+
+    ``patterns`` name the files under a folder (default ``SESSION_FILES``; a glob target is its
+    own pattern). ``resume(path)`` gives a file's stored position (None: read it from its
+    start); ``select(path)`` may leave files out (asked again at each scan until it takes them).
     """
 
     def __init__(
         self,
         target: str,
         *,
+        patterns: Sequence[str] = SESSION_FILES,
         watch: ChangeWatch | None = None,
-        resume: Callable[[Path], FilePosition | None] | None = None,
+        resume: Resume | None = None,
         select: Callable[[Path], bool] | None = None,
         stop_at_end: bool = False,
         rescan_interval: float = RESCAN_S,
@@ -83,7 +124,8 @@ class FolderWatch:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.name = target
-        self.root, self.pattern = split_target(target)
+        self.root, self.patterns = split_target(target, patterns)
+        self._files = FilePatterns(self.patterns)
         self.watch = watch if watch is not None else ChangeWatch(clock=clock)
         self._own_watch = watch is None
         self.watch.watch_folder(self.root, recursive=True)
@@ -96,21 +138,21 @@ class FolderWatch:
         self._max_line_bytes = max_line_bytes
         self._clock = clock
         self._scanned_at = float("-inf")
-        self.followers: dict[str, FileFollower] = {}  # by absolute path
+        self.followers: dict[str, FollowedFile] = {}  # by absolute path
 
     @property
     def pattern_text(self) -> str:
         """What files it looks for, as a person would write it."""
-        return str(self.root / self.pattern)
+        return ", ".join(str(self.root / pattern) for pattern in self.patterns)
 
-    def new_files(self) -> list[FileFollower]:
+    def new_files(self) -> list[FollowedFile]:
         """Followers for the files that appeared since the last call (all of them, the first
         time), in path order. A file is handed out once, whatever happens to it later: its
         follower copes with it being rotated, truncated, deleted and created again."""
         if not self._scan_due():
             return []
         self._scanned_at = self._clock()
-        found: list[FileFollower] = []
+        found: list[FollowedFile] = []
         for path in self._matches():
             key = os.path.abspath(path)
             if key in self.followers or (self._select is not None and not self._select(path)):
@@ -141,14 +183,17 @@ class FolderWatch:
         return self._clock() - self._scanned_at >= self._rescan_interval
 
     def _matches(self) -> list[Path]:
-        names = glob.glob(self.pattern, root_dir=self.root, recursive=True)
-        paths = (self.root / name for name in names)
-        return sorted((p for p in paths if p.is_file()), key=str)  # a session before its subagents
+        """The files named, in path order: a session before its subagents."""
+        return [path for path in self._files.find(self.root) if not left_out(path)]
 
-    def _follower(self, path: Path) -> FileFollower:
+    def _follower(self, path: Path) -> FollowedFile:
+        resume = self._resume(path) if self._resume is not None else None
+        if is_document_file(path):
+            return DocumentFollower(path, resume=resume, stop_at_end=self.stop_at_end,
+                                    watch=self.watch, clock=self._clock)  # fmt: skip
         return FileFollower(
             path,
-            resume=self._resume(path) if self._resume is not None else None,
+            resume=resume if isinstance(resume, FilePosition) else None,
             wait_for_file=True,
             stop_at_end=self.stop_at_end,
             watch=self.watch,

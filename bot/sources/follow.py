@@ -42,7 +42,7 @@ from bot.sources.position import (
     unchanged,
 )
 from bot.sources.source import Item, Rotated, Source, Truncated
-from bot.sources.watch import ChangeWatch, wait_for_change
+from bot.sources.watch import ChangeWatch, Lookout, wait_for_change
 
 log = logging.getLogger(__name__)
 
@@ -105,8 +105,7 @@ class FileFollower:
         self._closed = False
         self._watch = watch
         self._key = os.path.abspath(self.path)
-        self._look = True  # look at the file at the next read (a change was seen, or a recheck)
-        self._looked_at = float("-inf")
+        self._lookout = Lookout(watch, self._key, clock)  # look only after a change (or a recheck)
         if watch is not None:
             watch.watch_file(self.path)
         if not self._open() and not wait_for_file:
@@ -218,18 +217,11 @@ class FileFollower:
     # --- looking only when something changed -------------------------------------------------
 
     def _should_look(self) -> bool:
-        watch = self._watch
-        if watch is None:
-            return True
-        if watch.take(self._key) or self.clock() - self._looked_at >= watch.recheck_interval:
-            self._look = True
-        return self._look
+        return self._lookout.due()
 
     def _looked(self) -> None:
         """Read to the end: wait for the next change (or recheck) before looking again."""
-        if self._watch is not None:
-            self._look = False
-            self._looked_at = self.clock()
+        self._lookout.done()
 
     # --- reading ------------------------------------------------------------------------------
 

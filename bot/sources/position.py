@@ -3,7 +3,9 @@
 A file is known by its device and inode (what a rename keeps) and by a fingerprint of its first
 bytes (what a truncation or a new file reusing the inode changes). ``find_moved`` looks for a
 file that was renamed away (rotation, ``app.jsonl`` → ``app.jsonl.1``) among its old name's
-siblings.
+siblings. A JSON document read whole has no offset: its position (``DocumentPosition``) is the
+file it was read from and a digest of the content last read. ``stored_position`` tells the two
+apart in what the store gives back.
 """
 
 from __future__ import annotations
@@ -60,6 +62,46 @@ class FilePosition:
             offset=_count(data, "offset"),
             line=_count(data, "line"),
         )
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentPosition:
+    """The content last read whole from the file at ``path``: the file (device, inode, size,
+    modification time) and the ``digest`` of that content. ``inode`` 0: nothing read yet."""
+
+    path: str
+    device: int
+    inode: int
+    size: int
+    mtime_ns: int
+    digest: str
+
+    @property
+    def read(self) -> bool:
+        """Something was read (a content whose messages may already be in the channel)."""
+        return self.inode != 0
+
+    def to_dict(self) -> dict[str, str | int]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, object]) -> DocumentPosition:
+        """The position ``to_dict`` gave; an ``InputError`` when a field is missing or wrong."""
+        return cls(
+            path=_field(data, "path", str),
+            device=_count(data, "device"),
+            inode=_count(data, "inode"),
+            size=_count(data, "size"),
+            mtime_ns=_count(data, "mtime_ns"),
+            digest=_field(data, "digest", str),
+        )
+
+
+def stored_position(data: Mapping[str, object]) -> FilePosition | DocumentPosition:
+    """A position as the store gave it back: a document's (it has a ``digest``) or a file's."""
+    if "digest" in data:
+        return DocumentPosition.from_dict(data)
+    return FilePosition.from_dict(data)
 
 
 def _field(data: Mapping[str, object], key: str, kind: type[_T]) -> _T:

@@ -1,6 +1,7 @@
 """What every source gives the main loop: items of lines, read without blocking.
 
-A source is a followed file, a stream (stdin) or a wrapped command's stdout. The main loop asks
+A source is a followed file, a followed JSON document, a stream (stdin) or a wrapped command's
+stdout. The main loop asks
 each for what has arrived (``read_available``), waits for more (``wait_ready``) and stops once
 it is ``closed`` (end of input; a followed file is closed only when told to stop at its end).
 """
@@ -38,7 +39,16 @@ class Rotated(Truncated):
     from 1, offsets from 0. A ``Truncated``, so a loop that handles those handles it too."""
 
 
-Item = Line | LongLine | Truncated  # a Rotated is a Truncated
+@dataclass(frozen=True, slots=True)
+class Rewritten:
+    """A whole JSON document was rewritten in place since it was last returned: the line after
+    this marker is its new content, whole (``size`` bytes). What was read from the old content
+    is to be built again from the new one, not added to (that would repeat it)."""
+
+    size: int
+
+
+Item = Line | LongLine | Truncated | Rewritten  # a Rotated is a Truncated
 
 
 class Source(Protocol):

@@ -140,6 +140,32 @@ class ChangeWatch:
         )
 
 
+class Lookout:
+    """When a follower should look at its file (absolute ``path``): when ``watch`` saw a change
+    to it, or ``recheck_interval`` seconds after it last looked anyway; without a watch, always.
+    ``done()`` says it looked and saw all there was: it waits for the next change."""
+
+    def __init__(self, watch: ChangeWatch | None, path: str, clock: Callable[[], float]) -> None:
+        self._watch = watch
+        self._path = path
+        self._clock = clock
+        self._due = True
+        self._looked_at = float("-inf")
+
+    def due(self) -> bool:
+        watch = self._watch
+        if watch is None:
+            return True
+        if watch.take(self._path) or self._clock() - self._looked_at >= watch.recheck_interval:
+            self._due = True
+        return self._due
+
+    def done(self) -> None:
+        if self._watch is not None:
+            self._due = False
+            self._looked_at = self._clock()
+
+
 class Waitable(Protocol):
     def ready(self) -> bool: ...
 

@@ -15,7 +15,8 @@ from blocks.thread import thread_messages
 from bot.delivery import Delivery, SlackApi
 from bot.follower import Follower
 from bot.localslack import LocalSlack
-from bot.sources.files import WholeFile, is_document
+from bot.sources.document import DocumentFollower
+from bot.sources.files import is_document
 from bot.sources.follow import FileFollower
 from bot.sources.source import Source
 from tests.conftest import CORPUS_MISSING, FakeClock, corpus_files
@@ -43,9 +44,10 @@ def follow_once(path: Path, slack: LocalSlack, clock: FakeClock) -> Follower:
     """``slacktail follow --once PATH``, with the fake clock."""
     delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id(), clock=clock,
                         sleep=clock.sleep)  # fmt: skip
-    data = path.read_bytes()
     source: Source = (
-        WholeFile(path, data) if is_document(data) else FileFollower(path, stop_at_end=True)
+        DocumentFollower(path, stop_at_end=True)
+        if is_document(path.read_bytes())
+        else FileFollower(path, stop_at_end=True)
     )
     follower = Follower([source], delivery, clock=clock, wall_clock=lambda: NOW)
     follower.run()

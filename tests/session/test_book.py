@@ -40,6 +40,24 @@ def test_releasing_the_session_of_the_last_record_forgets_it_too() -> None:
     assert book.sessions == {}
 
 
+def test_a_dropped_session_is_built_anew_by_its_records() -> None:
+    book = _book("a", "b")
+    book.apply(AssistantText(Origin("a", None, 3), text="old"))
+    book.drop("a")
+    assert list(book.sessions) == ["b"]
+    session = book.apply(AssistantText(Origin("a", None, 1), text="new"))
+    assert session is not None
+    assert [getattr(item, "text", None) for item in session.items] == ["new"]
+
+
+def test_a_released_session_once_dropped_takes_records_again() -> None:
+    book = _book("a")
+    book.release("a")
+    book.drop("a")
+    assert book.apply(SessionStarted(Origin("a", None, 1))) is not None
+    assert book.late == 0
+
+
 def test_releasing_an_unknown_session_changes_nothing() -> None:
     book = _book("a")
     book.release("zzz")

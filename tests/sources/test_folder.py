@@ -9,10 +9,18 @@ from pathlib import Path
 import pytest
 
 from bot.errors import InputError
-from bot.sources.folder import FolderWatch, is_folder_target, parent_session, split_target
+from bot.sources.document import DocumentFollower
+from bot.sources.folder import (
+    SESSION_FILES,
+    FolderWatch,
+    FollowedFile,
+    is_folder_target,
+    parent_session,
+    split_target,
+)
 from bot.sources.follow import FileFollower
 from bot.sources.lines import Line
-from bot.sources.source import Rotated
+from bot.sources.source import Rewritten, Rotated
 from bot.sources.watch import ChangeWatch
 from tests.sources.helpers import data
 
@@ -45,8 +53,39 @@ def polling() -> Iterator[tuple[ChangeWatch, FakeClock]]:
     watch.close()
 
 
-def names(followers: list[FileFollower]) -> list[str]:
+def names(followers: list[FollowedFile]) -> list[str]:
     return [follower.path.name for follower in followers]
+
+
+def relative(root: Path, followers: list[FollowedFile]) -> list[str]:
+    return [follower.path.relative_to(root).as_posix() for follower in followers]
+
+
+def make(root: Path, *names: str) -> None:
+    for name in names:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(b"{}\n")
+
+
+# Where each agent keeps its sessions (beside files that are not sessions), and what is followed.
+AGENT_FOLDERS = {
+    ".claude/projects": (
+        ["-w-app/0b1c.jsonl", "-w-app/0b1c/subagents/agent-a1.jsonl"],
+        ["-w-app/0b1c/tool-results/r1.txt"],
+    ),
+    ".codex/sessions": (["2026/01/02/rollout-2026-01-02T10-00-00-0b1c.jsonl"], []),
+    ".gemini/tmp": (
+        ["3f2a/chats/session-2025-10-27T19-55-981c87cb.json",
+         "3f2a/chats/session-2026-01-02T10-00-0b1c2d3e.jsonl"],
+        ["3f2a/logs.json", "3f2a/checkpoint-mytag.json", "settings.json"],
+    ),
+    ".gemini/antigravity-cli/brain": (
+        ["0b1c-uuid/.system_generated/logs/transcript.jsonl"],
+        ["0b1c-uuid/.system_generated/logs/transcript_full.jsonl"],
+    ),
+    ".pi/agent/sessions": (["--w-app--/2026-01-02T10-00-00_0b1c.jsonl"], ["settings.json"]),
+    ".kimi-code/sessions": (["wd_app_3f2a/0b1c/agents/main/wire.jsonl"], ["config.json"]),
+}  # fmt: skip
 
 
 def write(path: Path, chunk: bytes) -> None:
@@ -61,6 +100,79 @@ def test_a_folder_gives_its_sessions_and_their_subagents_json_lines_only(project
     finally:
         with_folder.close()
         with_folder.watch.close()
+
+
+def test_a_session_document_is_followed_whole_and_a_settings_file_not_at_all(
+    tmp_path: Path,
+) -> None:
+    make(tmp_path, "proj/s1.jsonl", "tmp/3f2a/chats/session-1.json", "settings.json")
+    folder = FolderWatch(str(tmp_path), watch=ChangeWatch(events=False))
+    found = folder.new_files()
+    assert relative(tmp_path, found) == ["proj/s1.jsonl", "tmp/3f2a/chats/session-1.json"]
+    assert [type(f) for f in found] == [FileFollower, DocumentFollower]
+    folder.close()
+
+
+@pytest.mark.parametrize("agent_folder", sorted(AGENT_FOLDERS))
+def test_each_agents_session_files_are_found_in_its_folder(
+    tmp_path: Path, agent_folder: str
+) -> None:
+    sessions, others = AGENT_FOLDERS[agent_folder]
+    root = tmp_path / agent_folder
+    make(root, *sessions, *others)
+    folder = FolderWatch(str(root), watch=ChangeWatch(events=False))
+    assert relative(root, folder.new_files()) == sorted(sessions)
+    folder.close()
+
+
+def test_a_transcripts_twin_is_left_out_beside_it(tmp_path: Path) -> None:
+    logs = tmp_path / "brain" / "0b1c" / ".system_generated" / "logs"
+    make(logs, "transcript.jsonl", "transcript_full.jsonl")
+    folder = FolderWatch(str(logs), watch=ChangeWatch(events=False))
+    assert names(folder.new_files()) == ["transcript.jsonl"]
+    folder.close()
+
+
+def test_patterns_replace_the_session_files_looked_for(tmp_path: Path) -> None:
+    make(tmp_path, "a/s1.jsonl", "a/run.json", "b/notes.log")
+    folder = FolderWatch(str(tmp_path), patterns=["**/*.log", "a/*.json"],
+                         watch=ChangeWatch(events=False))  # fmt: skip
+    assert relative(tmp_path, folder.new_files()) == ["a/run.json", "b/notes.log"]
+    assert folder.pattern_text == f"{tmp_path}/**/*.log, {tmp_path}/a/*.json"
+    folder.close()
+
+
+def test_a_document_in_a_folder_is_read_again_whole_when_rewritten(
+    tmp_path: Path, polling: tuple[ChangeWatch, FakeClock]
+) -> None:
+    watch, clock = polling
+    document = tmp_path / "chats" / "session-1.json"
+    make(tmp_path, "chats/session-1.json")
+    folder = FolderWatch(str(tmp_path), watch=watch, clock=clock)
+    (found,) = folder.new_files()
+    assert found.read_available() == [Line(1, 3, b"{}\n")]
+    document.write_bytes(b'{"messages": []}')
+    clock.now += 1.0
+    assert folder.ready()
+    assert found.read_available() == [Rewritten(16), Line(1, 16, b'{"messages": []}')]
+
+
+def test_a_rewritten_document_wakes_the_folder_on_a_file_system_event(tmp_path: Path) -> None:
+    watch = ChangeWatch(recheck_interval=3600.0)
+    if not watch.events:
+        pytest.skip("no file-system events here")
+    make(tmp_path, "chats/session-1.json")
+    folder = FolderWatch(str(tmp_path), watch=watch, rescan_interval=3600.0)
+    try:
+        (document,) = folder.new_files()
+        document.read_available()
+        assert not folder.ready()
+        (tmp_path / "chats" / "session-1.json").write_bytes(b'{"messages": []}')
+        assert folder.wait_ready(5)
+        assert document.read_available() == [Rewritten(16), Line(1, 16, b'{"messages": []}')]
+    finally:
+        folder.close()
+        watch.close()
 
 
 def test_a_new_file_is_picked_up_on_a_file_system_event(projects: Path) -> None:
@@ -171,6 +283,11 @@ def test_an_idle_file_is_closed_and_opened_again_when_it_grows(
     assert session.ready()
     assert data(session.read_available()) == [b"more"]
     assert not session.parked
+
+
+def test_a_folder_target_looks_for_the_session_files_a_glob_for_itself(projects: Path) -> None:
+    assert split_target(str(projects)) == (projects, SESSION_FILES)
+    assert split_target(str(projects / "*" / "s*.jsonl")) == (projects, ("*/s*.jsonl",))
 
 
 def test_a_folder_or_glob_target_is_told_from_a_file(projects: Path) -> None:

@@ -11,7 +11,7 @@ import pytest
 from bot.errors import InputError
 from bot.sources.follow import FileFollower
 from bot.sources.lines import Line
-from bot.sources.position import FilePosition, find_moved
+from bot.sources.position import DocumentPosition, FilePosition, find_moved, stored_position
 from bot.sources.source import Rotated, Truncated
 from tests.sources.helpers import data
 
@@ -33,6 +33,18 @@ def left_at(log: Path) -> FilePosition:
 def test_a_position_round_trips_through_json(log: Path) -> None:
     position = left_at(log)
     assert FilePosition.from_dict(orjson.loads(orjson.dumps(position.to_dict()))) == position
+
+
+def test_a_stored_position_is_a_documents_or_a_files(log: Path) -> None:
+    document = DocumentPosition(str(log), 1, 2, 30, 40, "c0ffee")
+    assert stored_position(orjson.loads(orjson.dumps(document.to_dict()))) == document
+    assert stored_position(left_at(log).to_dict()) == left_at(log)
+
+
+def test_a_stored_document_position_with_a_wrong_field_is_an_input_error(log: Path) -> None:
+    stored = DocumentPosition(str(log), 1, 2, 30, 40, "c0ffee").to_dict() | {"size": -1}
+    with pytest.raises(InputError, match="size"):
+        stored_position(stored)
 
 
 def test_a_stored_position_with_a_wrong_field_is_an_input_error(log: Path) -> None:

@@ -1,0 +1,99 @@
+"""Which files under a folder a few glob patterns name, found in one walk of the folder.
+
+A pattern is relative to the folder, ``/``-separated, as for ``glob``: ``*`` and ``?`` match
+within one name, ``[...]`` one character of a set, and a ``**`` part any number of folders.
+As with ``glob``, a wildcard does not match a name starting with a dot (``**`` does not enter
+hidden folders), but a part spelled with its dot does (``**/.system_generated/logs/*.jsonl``).
+One walk serves every pattern: the folders are walked once per scan however many patterns
+there are (a ``glob`` call per pattern would walk them once each). Symbolic links to folders
+are not followed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+RECURSIVE = "**"
+
+
+class FilePatterns:
+    """Glob patterns, compiled once; ``find(root)`` gives the files they name, sorted."""
+
+    def __init__(self, patterns: Sequence[str]) -> None:
+        self.patterns = tuple(patterns)
+        parts = [_parts(pattern) for pattern in self.patterns]
+        self._regex = re.compile("|".join(f"(?:{_regex(p)})" for p in parts))
+        self._hidden = {part for each in parts for part in each if part.startswith(".")}
+        deep = any(RECURSIVE in each for each in parts)
+        self._depth = None if deep else max((len(each) - 1 for each in parts), default=0)
+
+    def matches(self, relative: str) -> bool:
+        """Whether a ``/``-separated path relative to the folder is named by a pattern."""
+        return self._regex.fullmatch(relative) is not None
+
+    def find(self, root: Path) -> list[Path]:
+        """The files under ``root`` that a pattern names, in path order (a folder's files
+        before those of its subfolders of the same name: ``s1.jsonl`` before ``s1/…``)."""
+        found: list[Path] = []
+        top = str(root)
+        for folder, folders, files in os.walk(top):
+            relative = os.path.relpath(folder, top)
+            prefix = "" if relative == "." else relative.replace(os.sep, "/") + "/"
+            depth = prefix.count("/")
+            if self._depth is not None and depth >= self._depth:
+                folders.clear()  # no pattern goes deeper
+            else:
+                folders[:] = [f for f in folders if not f.startswith(".") or f in self._hidden]
+            for name in files:
+                if self.matches(prefix + name) and os.path.isfile(os.path.join(folder, name)):
+                    found.append(root / (prefix + name))
+        return sorted(found, key=str)
+
+
+def _parts(pattern: str) -> list[str]:
+    return [part for part in pattern.replace(os.sep, "/").split("/") if part not in ("", ".")]
+
+
+def _regex(parts: list[str]) -> str:
+    """A regular expression for the ``/``-joined paths a pattern's parts name."""
+    out = ""
+    for index, part in enumerate(parts):
+        last = index == len(parts) - 1
+        if part == RECURSIVE:
+            out += r"(?:[^/.][^/]*/)*" + (r"[^/.][^/]*" if last else "")
+            continue
+        out += _part_regex(part) + ("" if last else "/")
+    return out
+
+
+def _part_regex(part: str) -> str:
+    """One name's pattern: a wildcard at its start does not match a leading dot."""
+    out = r"(?!\.)" if part[:1] in ("*", "?", "[") else ""
+    at = 0
+    while at < len(part):
+        char = part[at]
+        at += 1
+        if char == "*":
+            out += "[^/]*"
+        elif char == "?":
+            out += "[^/]"
+        elif char == "[" and (end := _class_end(part, at)) > 0:
+            inside = part[at:end]
+            negated = inside.startswith("!")
+            body = re.escape(inside[1:] if negated else inside).replace(r"\-", "-")
+            out += f"[{'^/' if negated else ''}{body}]"
+            at = end + 1
+        else:
+            out += re.escape(char)
+    return out
+
+
+def _class_end(part: str, start: int) -> int:
+    """Where the ``]`` closing a set that opened just before ``start`` is; -1 if none."""
+    at = start + 1 if part[start : start + 1] == "!" else start
+    if part[at : at + 1] == "]":
+        at += 1  # a ``]`` first in the set is one of its characters
+    return part.find("]", at)
