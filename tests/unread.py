@@ -17,11 +17,6 @@ NOT_READ_YET: dict[str, frozenset[str]] = {
     "thread": frozenset(
         {
             "Karrq__vibe-kanban__codex.rs.legacy-extract.jsonl",
-            "badlogic__pi-mono__large-session.jsonl",
-            "banteg__takopi__opencode_run_json.jsonl",
-            "banteg__takopi__opencode_stream_error.jsonl",
-            "banteg__takopi__opencode_stream_success.jsonl",
-            "banteg__takopi__opencode_stream_success_no_reason.jsonl",
             "codemie-ai__codemie-code__sample-wire.jsonl",
             "codemie-ai__codemie-code__turn-spawn-skill.jsonl",
             "jnarowski__agentcmd__event-turn-aborted.jsonl",
@@ -48,11 +43,6 @@ NOT_READ_YET: dict[str, frozenset[str]] = {
     "limits": frozenset(
         {
             "Karrq__vibe-kanban__codex.rs.legacy-extract.jsonl",
-            "badlogic__pi-mono__large-session.jsonl",
-            "banteg__takopi__opencode_run_json.jsonl",
-            "banteg__takopi__opencode_stream_error.jsonl",
-            "banteg__takopi__opencode_stream_success.jsonl",
-            "banteg__takopi__opencode_stream_success_no_reason.jsonl",
             "codemie-ai__codemie-code__sample-wire.jsonl",
             "codemie-ai__codemie-code__turn-spawn-skill.jsonl",
             "jnarowski__agentcmd__event-turn-aborted.jsonl",
@@ -73,16 +63,8 @@ NOT_READ_YET: dict[str, frozenset[str]] = {
     "unparsed": frozenset(
         {
             "Karrq__vibe-kanban__codex.rs.legacy-extract.jsonl",
-            "badlogic__pi-mono__large-session.jsonl",
             "banteg__takopi__codex_exec_json_all_formats.jsonl",
             "banteg__takopi__codex_exec_json_phase_and_unknown.jsonl",
-            "banteg__takopi__opencode_run_json.jsonl",
-            "banteg__takopi__opencode_stream_error.jsonl",
-            "banteg__takopi__opencode_stream_success.jsonl",
-            "banteg__takopi__opencode_stream_success_no_reason.jsonl",
-            "banteg__takopi__pi_print_mode_events.jsonl",
-            "banteg__takopi__pi_stream_error.jsonl",
-            "banteg__takopi__pi_stream_success.jsonl",
             "codemie-ai__codemie-code__sample-wire.jsonl",
             "codemie-ai__codemie-code__turn-spawn-skill.jsonl",
             "jnarowski__agentcmd__event-turn-aborted.jsonl",

@@ -12,7 +12,16 @@ Parsers are pure: no I/O, no clock.
 
 from __future__ import annotations
 
-from bot.formats import agno, backend, claude_stream, claude_transcript, openai_messages
+from bot.formats import (
+    agno,
+    backend,
+    claude_stream,
+    claude_transcript,
+    openai_messages,
+    opencode,
+    pi_events,
+    pi_session,
+)
 from bot.formats.log_format import LogFormat, Parser
 
 # Detection order. Detectors are exclusive (a test checks every corpus value against every
@@ -23,6 +32,9 @@ FORMATS: tuple[LogFormat, ...] = (
     agno.FORMAT,
     backend.FORMAT,
     openai_messages.FORMAT,
+    opencode.FORMAT,
+    pi_events.FORMAT,
+    pi_session.FORMAT,
 )
 FAMILIES: dict[str, LogFormat] = {log_format.name: log_format for log_format in FORMATS}
 

@@ -51,7 +51,10 @@ _THRESHOLDS = {
 }
 
 # Tools whose call a reader sees in another form (the todo checklist) or not at all.
-QUIET_TOOLS: Final = frozenset({"TodoWrite", "TodoRead", "think", "analyze", "reasoning_step"})
+QUIET_TOOLS: Final = frozenset(
+    {"TodoWrite", "TodoRead", "think", "analyze", "reasoning_step"}
+    | {"todowrite", "todoread"}  # OpenCode's
+)
 _LOW_NOTICES: Final = frozenset({"hook", "command", "status", "local_command", "state"})
 
 

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.errors import FormatError
-from bot.formats import FAMILIES, LogFormat
+from bot.formats import FAMILIES, FORMATS, LogFormat
 from bot.formats import reader as reader_module
 from bot.formats.parser import Delegating, LineParser
 from bot.formats.reader import SourceReader
@@ -33,6 +33,8 @@ LINE_FILES = [
         "synthetic__seed-000__twenty_questions.jsonl",
         "synthetic__seed-004__suna_db_rows.jsonl",
         "invariantlabs-ai__explorer__code.jsonl",
+        "banteg__takopi__opencode_stream_success.jsonl",
+        "banteg__takopi__pi_print_mode_events.jsonl",
     }
 ] or [FIXTURES / "preview_mentions.jsonl"]
 
@@ -212,17 +214,32 @@ FAMILY_DIRS = {
     "agno": "agno-events",
     "backend": "legion-backend",
     "openai-messages": "openai-messages",
+    "opencode-json": "opencode",
+    "pi-json": "pi",
+    "pi-session": "pi",
 }
-OTHERS = [(family, other) for family in FAMILY_DIRS for other in FAMILY_DIRS.values()
-          if other != FAMILY_DIRS[family]]  # fmt: skip
+# Folders that hold two families: which family each of their files is.
+PI_SESSION_FILES = frozenset({"badlogic__pi-mono__large-session.jsonl"})
+
+
+def family_of(path: Path) -> str | None:
+    """The family of a corpus file (None for a folder of a family not read yet)."""
+    folder = path.parent.name
+    if folder == "pi":
+        return "pi-session" if path.name in PI_SESSION_FILES else "pi-json"
+    return next((family for family, name in FAMILY_DIRS.items() if name == folder), None)
+
+
+OTHERS = [(family, other) for family in FAMILY_DIRS for other in FAMILY_DIRS if other != family]
 
 
 @pytest.mark.skipif(not corpus_files(), reason=CORPUS_MISSING)
-@pytest.mark.parametrize(("family", "other_dir"), OTHERS, ids=[f"{f}-vs-{o}" for f, o in OTHERS])
-def test_no_format_claims_a_value_of_another_familys_corpus(family: str, other_dir: str) -> None:
+@pytest.mark.parametrize(("family", "other"), OTHERS, ids=[f"{f}-vs-{o}" for f, o in OTHERS])
+def test_no_format_claims_a_value_of_another_familys_corpus(family: str, other: str) -> None:
     """Detection is exclusive: each value is read as ``read_records`` reads it (a whole
-    document is one value)."""
-    paths = [p for p in corpus_files() if p.parent.name == other_dir]
+    document is one value). A pi session file's header is pi's ``--mode json`` first line too:
+    neither family claims it."""
+    paths = [p for p in corpus_files() if family_of(p) == other]
     values = [
         orjson.loads(raw) for path in paths for _, raw in split_lines(path.read_bytes())
         if raw.strip()
@@ -230,6 +247,16 @@ def test_no_format_claims_a_value_of_another_familys_corpus(family: str, other_d
     assert values
     claimed = [value for value in values if FAMILIES[family].detect(value)]
     assert claimed == []
+
+
+@pytest.mark.skipif(not corpus_files(), reason=CORPUS_MISSING)
+def test_each_file_of_a_folder_of_two_families_is_detected_as_the_family_named_for_it() -> None:
+    paths = [p for p in corpus_files() if p.parent.name == "pi"]
+    assert {family_of(p) for p in paths} == {"pi-json", "pi-session"}
+    for path in paths:
+        values = [orjson.loads(raw) for _, raw in split_lines(path.read_bytes()) if raw.strip()]
+        detected = {f.name for value in values for f in FORMATS if f.detect(value)}
+        assert detected == {family_of(path)}, path.name
 
 
 def test_a_parser_of_any_class_is_called_through_the_base_class() -> None:
