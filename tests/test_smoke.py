@@ -8,4 +8,7 @@ def test_every_format_family_is_registered() -> None:
         "agno",
         "backend",
         "openai-messages",
+        "opencode-json",
+        "pi-json",
+        "pi-session",
     }
