@@ -15,4 +15,7 @@ def test_every_format_family_is_registered() -> None:
         "gemini-stream-json",
         "gemini-session",
         "codex-rollout",
+        "opencode-json",
+        "pi-json",
+        "pi-session",
     }

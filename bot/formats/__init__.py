@@ -25,6 +25,9 @@ from bot.formats import (
     gemini_stream,
     kimi_wire,
     openai_messages,
+    opencode,
+    pi_events,
+    pi_session,
 )
 from bot.formats.log_format import LogFormat, Parser
 
@@ -43,6 +46,9 @@ FORMATS: tuple[LogFormat, ...] = (
     gemini_stream.FORMAT,
     gemini_session.FORMAT,
     codex_rollout.FORMAT,
+    opencode.FORMAT,
+    pi_events.FORMAT,
+    pi_session.FORMAT,
 )
 FAMILIES: dict[str, LogFormat] = {log_format.name: log_format for log_format in FORMATS}
 

@@ -203,3 +203,12 @@ def one_clean_line(text: str) -> bool:
 _CONTROLS_AS_DEL: Final = bytes([127 if byte < 32 else byte for byte in range(256)])
 _DEL: Final = 127
 _BYTES_FROM: Final = 24  # shorter texts: isprintable costs less than the three calls
+
+
+def add_count(total: int | None, value: object) -> int | None:
+    """``total`` plus a count a log gives (tokens of one step): a value that is not a number
+    leaves the total as it is, and a total nothing was added to stays unknown (``None``)."""
+    number = as_int(value)
+    if number is None:
+        return total
+    return number if total is None else total + number

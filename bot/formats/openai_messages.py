@@ -77,7 +77,8 @@ def detect(obj: object) -> bool:
     for key in ("history", "messages"):
         value = obj.get(key)
         if isinstance(value, list) and value and _is_message(value[0]):
-            return not any(k in obj for k in _NOT_A_TRACE)
+            # pi's ``agent_end`` event carries the run's messages too: it is pi's, not a trace
+            return not any(k in obj for k in _NOT_A_TRACE) and obj.get("type") != "agent_end"
     return False
 
 

@@ -53,6 +53,7 @@ _THRESHOLDS = {
 # Tools whose call a reader sees in another form (the todo checklist) or not at all.
 QUIET_TOOLS: Final = frozenset(
     {"TodoWrite", "TodoRead", "update_plan", "think", "analyze", "reasoning_step"}
+    | {"todowrite", "todoread"}  # OpenCode's
 )
 _LOW_NOTICES: Final = frozenset({"hook", "command", "status", "local_command", "state"})
 

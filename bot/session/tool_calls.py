@@ -129,7 +129,7 @@ def _mcp_summary(name: str, args: Mapping[str, Any]) -> str:
 
 # The arguments a summary of an unknown tool shows, the first found in this order.
 _PREFERRED_KEYS: Final = (
-    "command", "cmd", "file_path", "path", "notebook_path", "pattern", "url", "query",
+    "command", "cmd", "file_path", "filePath", "path", "notebook_path", "pattern", "url", "query",
     "description", "prompt", "task", "code", "text", "content",
 )  # fmt: skip
 
@@ -144,7 +144,7 @@ def _generic_summary(args: Mapping[str, Any]) -> str:
 
 
 def _path_with_detail(args: Mapping[str, Any]) -> str:
-    path = _first_str(args, ("file_path", "notebook_path", "path")) or ""
+    path = _first_str(args, ("file_path", "filePath", "notebook_path", "path")) or ""
     edits = args.get("edits")
     if isinstance(edits, list) and edits:
         return f"{path} ({len(edits)} edits)"

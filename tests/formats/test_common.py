@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from bot.formats.common import one_clean_line
+from bot.formats.common import add_count, one_clean_line
 
 # Printable ASCII with every control, DEL and some wider characters mixed in, long and short.
 line_text = st.text(
@@ -27,3 +27,12 @@ def test_one_clean_line_is_printable_single_spaced_and_trimmed(text: str) -> Non
         and text.isprintable()
     )
     assert one_clean_line(text) is plain
+
+
+def test_a_count_adds_up_and_what_is_not_a_count_leaves_the_total_as_it_is() -> None:
+    assert add_count(None, 3) == 3
+    assert add_count(3, 4) == 7
+    assert add_count(3, 0) == 3
+    assert add_count(None, None) is None  # unknown stays unknown, never 0
+    assert add_count(5, "7") == 5
+    assert add_count(5, True) == 5

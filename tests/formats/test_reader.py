@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.errors import FormatError
-from bot.formats import FAMILIES, LogFormat
+from bot.formats import FAMILIES, FORMATS, LogFormat
 from bot.formats import reader as reader_module
 from bot.formats.parser import Delegating, LineParser
 from bot.formats.reader import SourceReader
@@ -36,6 +36,8 @@ LINE_FILES = [
         "banteg__takopi__codex_exec_json_all_formats.jsonl",
         "shun-shobon__gemicord__log.jsonl",
         "shane-kercheval__switchboard__tool-use.session.jsonl",
+        "banteg__takopi__opencode_stream_success.jsonl",
+        "banteg__takopi__pi_print_mode_events.jsonl",
     }
 ] or [FIXTURES / "preview_mentions.jsonl"]
 
@@ -221,26 +223,32 @@ FOLDER_FAMILIES = {  # corpus folder -> the family that reads its files
     "antigravity": "antigravity-transcript",
     "kimi": "kimi-wire",
     "codex-rollout": "codex-rollout",
+    "opencode": "opencode-json",
 }
 # Files kept in a folder that is not their family's: named one by one.
 FILE_FAMILIES = {
     "Karrq__vibe-kanban__codex.rs.legacy-extract.jsonl": "codex-exec-json",  # in codex-rollout/
+    "badlogic__pi-mono__large-session.jsonl": "pi-session",  # the other pi files are pi-json
 }
 FAMILIES_READ = sorted(
-    {*FOLDER_FAMILIES.values(), *FILE_FAMILIES.values(), "gemini-stream-json", "gemini-session"}
-)
+    {*FOLDER_FAMILIES.values(), *FILE_FAMILIES.values(), "gemini-stream-json", "gemini-session",
+     "pi-json"}
+)  # fmt: skip
 OTHERS = [(family, other) for family in FAMILIES_READ for other in FAMILIES_READ if other != family]
 
 
 def family_of(path: Path) -> str | None:
     """A corpus file's family: its own where it is named; where a folder holds two families,
     the one its name says (gemini: session files are ``*.json`` and ``*.session.jsonl``, the
-    rest is stream-json); else its folder's (None: a family not read yet)."""
+    rest is stream-json; pi: its events but the one session file); else its folder's (None:
+    a family not read yet)."""
     if path.name in FILE_FAMILIES:
         return FILE_FAMILIES[path.name]
     if path.parent.name == "gemini":
         session = path.suffix == ".json" or path.name.endswith(".session.jsonl")
         return "gemini-session" if session else "gemini-stream-json"
+    if path.parent.name == "pi":
+        return "pi-json"
     return FOLDER_FAMILIES.get(path.parent.name)
 
 
@@ -248,7 +256,8 @@ def family_of(path: Path) -> str | None:
 @pytest.mark.parametrize(("family", "other"), OTHERS, ids=[f"{f}-vs-{o}" for f, o in OTHERS])
 def test_no_format_claims_a_value_of_another_familys_corpus(family: str, other: str) -> None:
     """Detection is exclusive: each value is read as ``read_records`` reads it (a whole
-    document is one value), and claimed by no family but the one of its file."""
+    document is one value), and claimed by no family but the one of its file. A pi session
+    file's header is pi's ``--mode json`` first line too: neither family claims it."""
     paths = [p for p in corpus_files() if family_of(p) == other]
     values = [
         orjson.loads(raw) for path in paths for _, raw in split_lines(path.read_bytes())
@@ -257,6 +266,17 @@ def test_no_format_claims_a_value_of_another_familys_corpus(family: str, other: 
     assert values
     claimed = [value for value in values if FAMILIES[family].detect(value)]
     assert claimed == []
+
+
+@pytest.mark.skipif(not corpus_files(), reason=CORPUS_MISSING)
+@pytest.mark.parametrize("path", corpus_files(), ids=[p.name for p in corpus_files()])
+def test_every_corpus_file_is_detected_as_the_family_named_for_it(path: Path) -> None:
+    """What the values of a file are claimed as is its family (its own where a folder holds
+    two), and every file's family is known: a corpus folder of a family not read would fail."""
+    values = [orjson.loads(raw) for _, raw in split_lines(path.read_bytes()) if raw.strip()]
+    detected = {f.name for value in values for f in FORMATS if f.detect(value)}
+    assert family_of(path) is not None
+    assert detected == {family_of(path)}
 
 
 def test_a_parser_of_any_class_is_called_through_the_base_class() -> None:

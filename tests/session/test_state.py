@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from bot.records import (
     AssistantText,
     Compaction,
@@ -346,8 +348,9 @@ def test_latest_todo_list_is_kept_in_one_item() -> None:
     assert [todo.status for todo in session.todos] == ["completed", "pending"]
 
 
-def test_todowrite_call_is_tracked_but_not_shown_as_a_tool() -> None:
-    session = session_of(call("t", name="TodoWrite"))
+@pytest.mark.parametrize("name", ["TodoWrite", "todowrite"])
+def test_todowrite_call_is_tracked_but_not_shown_as_a_tool(name: str) -> None:
+    session = session_of(call("t", name=name))
     assert "t" in session.calls
     assert session.items == []
 

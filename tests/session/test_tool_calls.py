@@ -23,6 +23,8 @@ from bot.session.tool_calls import SUMMARY_LIMIT, describe_call
         ("Task", {"description": "Explore", "subagent_type": "Explore"}, "Explore: Explore"),
         ("mcp__github__create_issue", {"title": "Bug"}, 'github › create_issue: {"title":"Bug"}'),
         ("web_search", {"query": "larry"}, "larry"),
+        ("read", {"filePath": "/src/app.py", "offset": 10, "limit": 5}, "/src/app.py:10-15"),
+        ("list", {"filePath": "/src"}, "/src"),
     ],
 )
 def test_summary_fits_the_tool(name: str, args: dict[str, object], expected: str) -> None:
