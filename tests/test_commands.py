@@ -9,6 +9,7 @@ import orjson
 import pytest
 
 from bot.cli import main
+from bot.formats import FAMILIES
 from bot.localslack import LocalSlack
 from tests.conftest import FIXTURES, WORKSPACE_TOKEN
 
@@ -149,3 +150,40 @@ def test_a_corrupt_state_file_is_reported_set_aside_and_nothing_is_posted_twice(
     assert any(p.name.startswith("state.db.corrupt-") for p in state.iterdir())
     assert _posts(slack) == posted  # each message was found in the channel, not posted again
     assert len(thread_texts(slack)) == 1
+
+
+def test_follow_once_of_a_log_no_family_reads_says_so_in_one_line_and_exits_2(
+    slack: LocalSlack, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "rollout-like.jsonl"
+    log.write_bytes(b'{"timestamp": "2025", "kind": "mystery", "payload": {}}\n' * 3)
+    assert main(["follow", "--once", "--channel", "agents", str(log)]) == 2
+    said = [line for line in capsys.readouterr().err.splitlines() if line.startswith("slacktail:")]
+    assert said == [
+        f'slacktail: {log}: not a log slacktail reads (its first line: {{"kind": "mystery", '
+        '"timestamp": …, "payload": {}}); if it is one, name its format with --format, one of: '
+        + ", ".join(FAMILIES)
+    ]
+    assert thread_texts(slack) == []
+
+
+def test_follow_once_with_the_wrong_format_names_it_and_exits_2(
+    slack: LocalSlack, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["follow", "--once", "--channel", "agents", "--format", "agno", LOG]) == 2
+    err = capsys.readouterr().err
+    assert f"slacktail: {LOG}: nothing could be read as agno (its first line: " in err
+    assert '"event": "not_understood"' in err.replace('"event":"', '"event": "')
+
+
+@pytest.mark.parametrize("target", ["empty", "empty/*.jsonl"])
+def test_follow_once_of_an_empty_folder_or_a_glob_matching_nothing_exits_2(
+    slack: LocalSlack, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch, target: str,
+) -> None:  # fmt: skip
+    (tmp_path / "empty").mkdir()
+    monkeypatch.chdir(tmp_path)
+    assert main(["follow", "--once", "--channel", "agents", target]) == 2
+    assert f"slacktail: error: {target}: nothing to read (no log lines; looked for" in (
+        capsys.readouterr().err
+    )
