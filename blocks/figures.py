@@ -6,6 +6,7 @@ import math
 from datetime import UTC, datetime
 from typing import Final
 
+from bot.records import AgentExited
 from bot.session import SessionStatus, ToolStatus
 
 TOOL_EMOJI: Final = {
@@ -19,6 +20,9 @@ TOOL_EMOJI: Final = {
 
 SESSION_EMOJI: Final = {
     SessionStatus.RUNNING: "⏳",
+    SessionStatus.WAITING: "💬",
+    SessionStatus.IDLE: "💤",
+    SessionStatus.STOPPED: "⏹️",
     SessionStatus.SUCCEEDED: "✅",
     SessionStatus.FAILED: "❌",
     SessionStatus.UNKNOWN: "⏸️",
@@ -26,6 +30,9 @@ SESSION_EMOJI: Final = {
 
 SESSION_WORD: Final = {
     SessionStatus.RUNNING: "Running",
+    SessionStatus.WAITING: "Waiting for the user",
+    SessionStatus.IDLE: "Idle",
+    SessionStatus.STOPPED: "Stopped",
     SessionStatus.SUCCEEDED: "Succeeded",
     SessionStatus.FAILED: "Failed",
     SessionStatus.UNKNOWN: "No result recorded",
@@ -34,10 +41,46 @@ SESSION_WORD: Final = {
 # Reaction names (not Unicode) for the root message, used by delivery.
 SESSION_REACTION: Final = {
     SessionStatus.RUNNING: "hourglass_flowing_sand",
+    SessionStatus.WAITING: "speech_balloon",
+    SessionStatus.IDLE: "zzz",
+    SessionStatus.STOPPED: "black_square_for_stop",
     SessionStatus.SUCCEEDED: "white_check_mark",
     SessionStatus.FAILED: "x",
     SessionStatus.UNKNOWN: "grey_question",
 }
+
+# What each status means, in the order a session goes through them (the README's legend).
+SESSION_MEANING: Final = (
+    (SessionStatus.RUNNING, "the agent is at work: its log moves"),
+    (SessionStatus.WAITING, "the agent answered and waits for the user (its log says the turn "
+     "ended); it runs again when the log moves again"),
+    (SessionStatus.IDLE, "its log has said nothing for `--idle-after` (10 minutes) in the middle "
+     "of a turn, or with no sign that the turn ended; it runs again when the log moves again"),
+    (SessionStatus.SUCCEEDED, "the agent reported success (or its command exited with code 0)"),
+    (SessionStatus.FAILED, "the agent reported a failure, or its command exited with another code "
+     "or crashed"),
+    (SessionStatus.STOPPED, "someone stopped the agent's command (Ctrl-C, SIGTERM)"),
+    (SessionStatus.UNKNOWN, "the log ended with no result, and the agent's log format never "
+     "writes one"),
+)  # fmt: skip
+
+# Signals that stop a program on purpose, by what a person calls them (see ``exit_words``).
+_SIGNAL_WORDS: Final = {"SIGINT": "Ctrl-C", "SIGTERM": "SIGTERM", "SIGHUP": "SIGHUP",
+                        "SIGQUIT": "SIGQUIT", "SIGKILL": "SIGKILL"}  # fmt: skip
+
+
+def exit_words(ended: AgentExited) -> str:
+    """How the agent's process ended: ``exited with code 3``, ``Ctrl-C`` (the status says it
+    stopped), ``killed by SIGSEGV``."""
+    if ended.signal is not None:
+        said = _SIGNAL_WORDS.get(ended.signal)
+        return said if said is not None else f"killed by {ended.signal}"
+    return "exited" if ended.code is None else f"exited with code {ended.code}"
+
+
+def notable_exit(ended: AgentExited) -> bool:
+    """Whether an exit is worth a word beside a session's status: not a plain code 0."""
+    return ended.signal is not None or ended.code != 0
 
 
 # Numbers are written without `%` or format specs where an exact fast path exists: compiled,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from blocks.figures import cost, count, duration, plural
+from blocks.figures import cost, count, duration, exit_words, plural
 from blocks.markdown import to_mrkdwn
 from blocks.message import Message
 from blocks.sections import MessageBlocks
@@ -12,12 +12,19 @@ from bot.session.thread import ResultItem
 
 ANSWER_LIMIT = 3000
 MAX_DENIALS = 10
+# Each outcome's head and word (a stopped session: someone stopped it, Ctrl-C).
+_HEADS = {
+    ResultStatus.SUCCEEDED: ("✅ *Session succeeded*", "succeeded"),
+    ResultStatus.FAILED: ("❌ *Session failed*", "failed"),
+    ResultStatus.STOPPED: ("⏹️ *Session stopped*", "stopped"),
+}
 
 
 def result_message(item: ResultItem) -> Message:
     result = item.result
-    ok = result.status is ResultStatus.SUCCEEDED
-    head = "✅ *Session succeeded*" if ok else "❌ *Session failed*"
+    head, word = _HEADS.get(result.status, _HEADS[ResultStatus.FAILED])
+    if item.exit is not None:  # the session ended on the agent's exit: say how
+        head += f" · {exit_words(item.exit)}"
     if result.subtype and result.subtype != "success":
         head += f" · `{safe_line(result.subtype, 80)}`"
     blocks = MessageBlocks()
@@ -28,8 +35,7 @@ def result_message(item: ResultItem) -> Message:
     _add_problems(blocks, result)
     if result.text and result.text.strip() and not item.repeats_text:
         blocks.mrkdwn_sections(truncate_escaped(to_mrkdwn(result.text), ANSWER_LIMIT))
-    word = "succeeded" if ok else "failed"
-    detail = result.error or result.text or ""
+    detail = result.error or result.text or (exit_words(item.exit) if item.exit else "")
     text = safe_line(f"Session {word}. {detail}", 300)
     return Message(item.key, text, blocks.fitted())
 

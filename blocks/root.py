@@ -5,14 +5,22 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Final
 
-from blocks.figures import SESSION_EMOJI, SESSION_WORD, cost, count, duration, plural, slack_date
+from blocks.figures import (
+    SESSION_EMOJI,
+    SESSION_WORD,
+    cost,
+    count,
+    duration,
+    exit_words,
+    notable_exit,
+    plural,
+    slack_date,
+)
 from blocks.message import Message
 from blocks.sections import MessageBlocks
 from blocks.text import code_span, plain_text, safe_line
 from bot.records import SessionResult
-from bot.session import Session, SessionStatus, ToolStatus
-
-_SESSION_RUNNING: Final = SessionStatus.RUNNING  # bound once (see `_OK` below)
+from bot.session import Session, ToolStatus
 
 
 def root_message(session: Session, now: datetime | None = None) -> Message:
@@ -53,18 +61,22 @@ def _facts(session: Session) -> list[tuple[str, str]]:
 
 
 def elapsed_s(session: Session, now: datetime | None) -> float | None:
-    """The session's duration as its result reports it, else by the log's own times: since
-    its first time until ``now`` while it runs, else until its last time. ``None`` when
-    unknown: a log without times (when its lines were read is not when the agent wrote them),
-    or an ended session whose times are all one instant."""
+    """The session's duration as its result reports it, else by the log's own times, until
+    its last record: only a live session (``Session.live``: running now, its log not quiet for
+    long) counts up to ``now``, by when its records were read if they carry no times (a log
+    followed as it is written). ``None`` when unknown: a log without times that is not live
+    (its lines read at once are not when the agent wrote them), or an ended session whose
+    times are all one instant."""
     result = session.result
     if result is not None and result.duration_ms is not None:
         return result.duration_ms / 1000
     first = session.first_at
-    if not session.timed or first is None:
+    if first is None:
         return None
-    if session.status is _SESSION_RUNNING and now is not None:
+    if now is not None and session.live(now):
         return max(0.0, (now - first).total_seconds())
+    if not session.timed:
+        return None
     end = session.last_at
     if end is None or end <= first:
         return None
@@ -72,12 +84,16 @@ def elapsed_s(session: Session, now: datetime | None) -> float | None:
 
 
 def status_line(session: Session, now: datetime | None = None) -> str:
-    """``⏳ Running · 12 tools (2 running, 1 failed) · 3m 12s · $0.42 · todos 3/7``."""
+    """``⏳ Running · 12 tools (2 running, 1 failed) · 3m 12s · $0.42 · todos 3/7``; an
+    agent's notable exit after its status (``❌ Failed · exited with code 3 · …``)."""
     parts = [f"{SESSION_EMOJI[session.status]} *{SESSION_WORD[session.status]}*"]
+    ended = session.exit
+    if ended is not None and notable_exit(ended):  # ``exited with code 3``, ``Ctrl-C``
+        parts.append(exit_words(ended))
     parts.append(_tool_counts(session))
     if (seconds := elapsed_s(session, now)) is not None:
-        running = session.status is _SESSION_RUNNING and now is not None
-        parts.append(_minutes(seconds) if running else duration(seconds))
+        live = now is not None and session.live(now)
+        parts.append(_minutes(seconds) if live else duration(seconds))
     result = session.result
     if result is not None:
         parts.extend(_spent(result))

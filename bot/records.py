@@ -42,6 +42,7 @@ from mypy_extensions import mypyc_attr
 class ResultStatus(StrEnum):
     SUCCEEDED = "succeeded"
     FAILED = "failed"
+    STOPPED = "stopped"  # someone stopped it (Ctrl-C, a SIGTERM): neither done nor failed
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
@@ -448,6 +449,43 @@ class SessionResult(Record):
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 @dataclass(slots=True, init=False)
+class TurnEnded(Record):
+    """The agent ended its turn: it answered and waits for the user. Not the session's end (the
+    user may write again, and then the session runs again): the session shows that it waits.
+
+    A format whose log has no result record emits it where the log itself says a turn ended
+    (Claude Code transcripts: ``system/turn_duration``, ``stop_hook_summary``, an assistant
+    message with ``stop_reason: end_turn``, the user's interruption). Only for the session's
+    own turn: never with ``parent_call`` or ``subagent`` (a subagent's turn is not the
+    session's). ``duration_ms``: the turn's length, where the log gives it. (A ``Notice`` of
+    kind ``interrupted``, the user stopping the agent, ends its turn as well.)"""
+
+    duration_ms: int | None = None
+
+    def __init__(self, origin: Origin, duration_ms: int | None = None) -> None:
+        Record.__init__(self, origin)
+        self.duration_ms = duration_ms
+
+
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
+@dataclass(slots=True, init=False)
+class AgentExited(Record):
+    """The agent's process ended (``slacktail run``): made by the follower, not by a format,
+    for each session that process wrote, once its output ended. ``code``: its exit status
+    (``None`` when a signal killed it); ``signal``: the signal that ended it ("SIGINT"), where
+    one did: the one that killed it, or the one slacktail received and passed on to it."""
+
+    code: int | None = None
+    signal: str | None = None
+
+    def __init__(self, origin: Origin, code: int | None = None, signal: str | None = None) -> None:
+        Record.__init__(self, origin)
+        self.code = code
+        self.signal = signal
+
+
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
+@dataclass(slots=True, init=False)
 class Ignored(Record):
     """A line the format understands and that a channel reader never wants to see: file
     snapshots, queue operations, hook progress, meta rows, cached blocks, status rows.
@@ -496,6 +534,8 @@ AnyRecord = (
     | Compaction
     | Notice
     | SessionResult
+    | TurnEnded
+    | AgentExited
     | Ignored
     | Unparsed
 )

@@ -85,8 +85,14 @@ def test_api_error_result_fails_the_session() -> None:
 
 
 def test_transcript_without_a_result_has_an_unknown_outcome() -> None:
-    statuses = _statuses("claude-transcript", "marot__spotter__short.jsonl")
+    name = "DRMacIver__claude-reliability__coverage-test-fix_transcript.jsonl"
+    statuses = _statuses("claude-transcript", name)  # its last turn's end is not written
     assert list(statuses.values()) == ["unknown"]
+
+
+def test_a_transcript_whose_last_turn_ended_waits_for_the_user() -> None:
+    statuses = _statuses("claude-transcript", "marot__spotter__short.jsonl")  # interrupted
+    assert list(statuses.values()) == ["waiting"]
 
 
 def test_subagent_calls_in_the_preview_name_the_task_that_started_them() -> None:

@@ -13,7 +13,9 @@ a subagent's ``<s>/subagents/agent-<id>.jsonl``) and the seed-001 variant. Line 
   when the user interrupted or rejected the call);
 - system: compact_boundary → Compaction(trigger, pre_tokens), merged with the ``isCompactSummary``
   line after it; local_command → Notice("command"); stop_hook_summary → Notice("hook") if a hook
-  failed, else Ignored; turn_duration → Ignored; others → Notice(subtype);
+  failed, else Ignored, then TurnEnded; turn_duration → TurnEnded(duration_ms); others →
+  Notice(subtype); an assistant message with ``stop_reason: end_turn`` → also TurnEnded (a
+  turn's end only on the session's own lines, never a subagent's);
 - progress: agent_progress → SubagentLink (once per agent) plus the subagent's tool calls and
   results it embeds (not its text: tool records are idempotent by call id if the subagent's own
   file is followed too); other progress → Ignored(data.type);
@@ -47,7 +49,7 @@ from bot.formats.claude_transcript_links import (
     texts,
     was_interrupted,
 )
-from bot.formats.common import loads_maybe, remember, text_of, to_utc, todos_of
+from bot.formats.common import as_int, loads_maybe, remember, text_of, to_utc, todos_of
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
 from bot.records import (
@@ -63,6 +65,7 @@ from bot.records import (
     TodoUpdate,
     ToolCall,
     ToolResult,
+    TurnEnded,
     UserText,
 )
 
@@ -208,6 +211,8 @@ class Parser(LineParser):
         else:
             mid = message.get("id")
             self._blocks(content, mid if isinstance(mid, str) else None, origin, out, False)
+            if message.get("stop_reason") == "end_turn":
+                self._end_turn(origin, out)
 
     def _blocks(
         self, content: object, mid: str | None, origin: Origin, out: Out, tools_only: bool
@@ -342,6 +347,9 @@ class Parser(LineParser):
                 out.append(_ignored(origin, "hook"))
             else:
                 out.append(_notice(origin, "hook", problem, "warning"))
+            self._end_turn(origin, out)  # Claude Code runs its Stop hooks as a turn ends
+        elif subtype == "turn_duration" and not self._sidechain:
+            out.append(TurnEnded(origin, duration_ms=as_int(obj.get("durationMs"))))
         elif subtype == "tool_result" or (
             failed and self._seed_calls.is_waiting(obj.get("parentUuid"))
         ):
@@ -354,6 +362,11 @@ class Parser(LineParser):
             level = obj.get("level")
             level = level if level in ("error", "warning") else "info"
             out.append(_notice(origin, str(subtype or "system"), text, level))
+
+    def _end_turn(self, origin: Origin, out: Out) -> None:
+        """The agent's turn ended, if the line is the session's own (not a subagent's)."""
+        if not self._sidechain and origin.parent_call is None:
+            out.append(TurnEnded(origin))
 
     def _progress(self, obj: dict[str, Any], origin: Origin, out: Out) -> None:
         data = obj.get("data")

@@ -6,6 +6,7 @@ from enum import IntEnum, StrEnum
 from typing import Final
 
 from bot.records import (
+    AgentExited,
     AssistantText,
     Compaction,
     Delegation,
@@ -19,6 +20,7 @@ from bot.records import (
     TodoUpdate,
     ToolCall,
     ToolResult,
+    TurnEnded,
     Unparsed,
     UserText,
 )
@@ -110,10 +112,10 @@ def classify(record: Record, *, duplicate_start: bool = False) -> Significance:
         return _notice(record)
     if isinstance(record, SessionStarted):
         return Significance.HIDDEN if duplicate_start else Significance.HIGH
-    if isinstance(record, SessionResult):
+    if isinstance(record, SessionResult | AgentExited):
         return Significance.HIGH
     if isinstance(record, TodoUpdate | Delegation | Compaction):
         return Significance.NORMAL
-    if isinstance(record, Ignored | SubagentLink | Unparsed):
+    if isinstance(record, Ignored | SubagentLink | Unparsed | TurnEnded):
         return Significance.HIDDEN
     return Significance.LOW

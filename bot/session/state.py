@@ -2,7 +2,8 @@
 
 ``Session.apply(record, now)`` updates the state in place and returns the record's significance.
 It does no I/O and never reads the clock: ``now`` (when the record has no timestamp of its own)
-and ``tick(now)`` (for orphaned calls) bring time in from outside.
+and ``tick(now)`` (for orphaned calls, and idle sessions) bring time in from outside. How a
+session comes to wait for the user, to be idle, and to end on the agent's exit: ``ends``.
 
 A subagent that says it runs for a call not named yet (a ``SubagentLink`` with no ``call_id``:
 a Codex sub-agent's own file, read before its parent's) has its records held, in order, until
@@ -24,6 +25,7 @@ from typing import Final
 from mypy_extensions import mypyc_attr
 
 from bot.records import (
+    AgentExited,
     AssistantText,
     Compaction,
     Delegation,
@@ -38,8 +40,10 @@ from bot.records import (
     TodoUpdate,
     ToolCall,
     ToolResult,
+    TurnEnded,
     UserText,
 )
+from bot.session.ends import exit_status, moves_on
 from bot.session.significance import Significance, Verbosity, classify
 from bot.session.thread import (
     NARRATION_LIMIT,
@@ -73,9 +77,25 @@ HELD_RECORDS: Final = 5_000  # records of one subagent held until its call is kn
 
 class SessionStatus(StrEnum):
     RUNNING = "running"
+    WAITING = "waiting"  # the agent ended its turn: it waits for the user
+    IDLE = "idle"  # its log said nothing for ``idle_after_s`` in the middle of a turn
     SUCCEEDED = "succeeded"
     FAILED = "failed"
+    STOPPED = "stopped"  # stopped by someone (Ctrl-C): neither done nor failed
     UNKNOWN = "unknown"
+
+
+_RUNNING: Final = SessionStatus.RUNNING  # bound once: compiled, a look-up on the class each use
+_WAITING: Final = SessionStatus.WAITING
+_IDLE: Final = SessionStatus.IDLE
+_UNKNOWN: Final = SessionStatus.UNKNOWN
+# What a session's status is once a result of each outcome came.
+_ENDED_AS: Final = {
+    ResultStatus.SUCCEEDED: SessionStatus.SUCCEEDED,
+    ResultStatus.FAILED: SessionStatus.FAILED,
+    ResultStatus.STOPPED: SessionStatus.STOPPED,
+}
+_ENDED: Final = (SessionStatus.SUCCEEDED, SessionStatus.FAILED, SessionStatus.STOPPED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,10 +103,12 @@ class SessionSettings:
     verbosity: Verbosity = Verbosity.NORMAL
     orphan_after_s: float = 600.0  # a call with no result after this long with no activity
     tools_per_group: int = 12
+    idle_after_s: float = 600.0  # a running session whose log is quiet this long is idle
 
-    def __reduce__(self) -> tuple[type[SessionSettings], tuple[Verbosity, float, int]]:
+    def __reduce__(self) -> tuple[type[SessionSettings], tuple[Verbosity, float, int, float]]:
         # Pickled by its fields: compiled (mypyc), a frozen class cannot be unpickled by setattr.
-        return (SessionSettings, (self.verbosity, self.orphan_after_s, self.tools_per_group))
+        return (SessionSettings, (self.verbosity, self.orphan_after_s, self.tools_per_group,
+                                  self.idle_after_s))  # fmt: skip
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
@@ -117,6 +139,8 @@ class Session:
         self.items: list[ThreadItem] = []
         self.todos: tuple[Todo, ...] = ()
         self.result: SessionResult | None = None
+        self.exit: AgentExited | None = None  # how the agent's process ended, where it was seen
+        self.closed = False  # its input ended (``close``), and nothing came since
         self.compactions = 0
         self._dropped_results = 0  # results whose calls never came, dropped from ``_early``
         self.counts = [0, 0, 0, 0]  # records per Significance
@@ -147,6 +171,10 @@ class Session:
             if self.last_at is None or at > self.last_at:
                 self.last_at = at
         self.last_seen = now or at or self.last_seen
+        self.closed = False
+        status = self.status
+        if status is _IDLE or ((status is _WAITING or status is _UNKNOWN) and moves_on(record)):
+            self.status = _RUNNING  # the log moves again (see ``ends``)
         significance = classify(record, duplicate_start=self.started)
         self.counts[significance] += 1
         shown = significance >= self._threshold
@@ -187,14 +215,25 @@ class Session:
             self._notice(record, at, shown)
         elif isinstance(record, SessionResult):
             self._session_result(record, at, shown)
+        elif isinstance(record, TurnEnded):
+            self._turn_ended(record)
+        elif isinstance(record, AgentExited):
+            self._agent_exited(record)
 
-    def tick(self, now: datetime) -> bool:
-        """Mark calls still waiting after ``orphan_after_s`` of inactivity as orphaned."""
-        if self.last_seen is None or self.result is not None:
-            return False
-        if (now - self.last_seen).total_seconds() < self.settings.orphan_after_s:
-            return False
+    def tick(self, now: datetime, idle: bool = True) -> bool:
+        """A running session whose log was quiet for ``idle_after_s`` is idle (unless not
+        ``idle``: its records are still being read); calls still waiting after
+        ``orphan_after_s`` of inactivity are orphaned. Whether anything changed."""
         changed = False
+        if idle and self.status is _RUNNING:
+            quiet = self.quiet_s(now)
+            if quiet is not None and quiet >= self.settings.idle_after_s:
+                self.status = _IDLE
+                changed = True
+        if self.last_seen is None or self.result is not None:
+            return changed
+        if (now - self.last_seen).total_seconds() < self.settings.orphan_after_s:
+            return changed
         for call in self.calls.values():
             if call.status in (ToolStatus.PENDING, ToolStatus.RUNNING):
                 call.status = ToolStatus.ORPHANED
@@ -203,11 +242,31 @@ class Session:
 
     def close(self, expects_result: bool = True) -> None:
         """End of input (preview, ``--once``): a session with no result whose format never
-        reports one (``expects_result`` false) is of unknown outcome."""
+        reports one (``expects_result`` false) is of unknown outcome, unless it waits for the
+        user (its last turn ended: that is what its log says)."""
         for subagent in list(self._held):
             self._release(subagent)
-        if self.result is None and not expects_result:
+        self.closed = True
+        if self.result is None and not expects_result and self.status is not _WAITING:
             self.status = SessionStatus.UNKNOWN
+
+    # --- time ----------------------------------------------------------------------------
+
+    def quiet_s(self, now: datetime) -> float | None:
+        """How long the session's log has said nothing: by the log's own times where it has
+        them (a log read long after it was written has been quiet since it was written), else
+        since its last record was read. ``None`` before any record."""
+        last = self.last_at if self.timed else self.last_seen
+        return None if last is None else (now - last).total_seconds()
+
+    def live(self, now: datetime | None) -> bool:
+        """Whether the session runs now, as far as ``now`` tells: running, its input not
+        ended, and its log quiet for less than ``idle_after_s``. Only a live session's
+        elapsed time counts up to ``now``."""
+        if self.status is not _RUNNING or now is None or self.closed:
+            return False
+        quiet = self.quiet_s(now)
+        return quiet is not None and quiet < self.settings.idle_after_s
 
     # --- reading -------------------------------------------------------------------------
 
@@ -432,8 +491,9 @@ class Session:
         self.items.append(NoticeItem(self._key("notice"), "compaction", text))
 
     def _notice(self, record: Notice, at: datetime | None, shown: bool) -> None:
-        if record.kind == "interrupted":
+        if record.kind == "interrupted":  # the user stopped the agent: its turn ended too
             self._interrupt_open_calls()
+            self._turn_ended(record)
         if shown and self._parent_of(record) not in self.calls:
             text = record.text.strip()[:NOTICE_CAP]
             self.items.append(NoticeItem(self._key("notice"), record.kind, text, record.level))
@@ -441,21 +501,39 @@ class Session:
     def _session_result(self, record: SessionResult, at: datetime | None, shown: bool) -> None:
         if self._parent_of(record) in self.calls:
             return
-        ended = self.status is not SessionStatus.RUNNING  # and no new run began since
+        ended = self.status in _ENDED  # and no new run began since
         if ended and self.result is not None and same_outcome(self.result, record):
             return  # the same result line again: said once
-        self.result = record
-        succeeded = record.status is ResultStatus.SUCCEEDED
-        self.status = SessionStatus.SUCCEEDED if succeeded else SessionStatus.FAILED
-        self._interrupt_open_calls()
-        self._results += 1
-        key = "result" if self._results == 1 else f"result:{self._results}"
         last_text = self._last_text
         repeats = bool(last_text and record.text and record.text.strip() == last_text.strip())
         if record.text is not None and len(record.text) > RESULT_TEXT_CAP:
+            # keep what the result message shows, not the whole answer
             record = dataclasses.replace(record, text=record.text[:RESULT_TEXT_CAP])
-            self.result = record  # keep what the result message shows, not the whole answer
-        self.items.append(ResultItem(key, record, repeats))
+        self._end(record, repeats, None)
+
+    def _end(self, result: SessionResult, repeats: bool, exit: AgentExited | None) -> None:
+        """The session ends with ``result``: calls still open are interrupted, and the result
+        is the thread's next item."""
+        self.result = result
+        self.status = _ENDED_AS.get(result.status, SessionStatus.FAILED)
+        self._interrupt_open_calls()
+        self._results += 1
+        key = "result" if self._results == 1 else f"result:{self._results}"
+        self.items.append(ResultItem(key, result, repeats, exit))
+
+    def _turn_ended(self, record: TurnEnded | Notice) -> None:
+        """The agent answered (or the user interrupted it): the session waits for the user (a
+        subagent's turn is not the session's)."""
+        if record.parent_call is None and record.subagent is None and self.status is _RUNNING:
+            self.status = _WAITING
+
+    def _agent_exited(self, record: AgentExited) -> None:
+        """The agent's process ended. A session that reported no outcome (none since it last
+        started) ends with the exit's; one that did keeps its own, the exit noted beside it."""
+        self.exit = record
+        if self.status in _ENDED:
+            return
+        self._end(SessionResult(record.origin, status=exit_status(record)), False, record)
 
     def _interrupt_open_calls(self) -> None:
         for call in self.calls.values():

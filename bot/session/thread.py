@@ -12,7 +12,7 @@ from typing import Final
 
 from mypy_extensions import mypyc_attr
 
-from bot.records import SessionResult
+from bot.records import AgentExited, SessionResult
 
 TEXT_CAP: Final = 9000  # what a text message can show; the rest is counted, not kept
 USER_TEXT_CAP: Final = 2900
@@ -149,6 +149,7 @@ class ResultItem:
     key: str
     result: SessionResult
     repeats_text: bool = False  # its text is the assistant text just shown: don't repeat it
+    exit: AgentExited | None = None  # the agent's exit, when the session ended on it
 
 
 ThreadItem = TextBatch | ToolGroup | UserTurn | NoticeItem | DelegationItem | TodoItem | ResultItem

@@ -3,7 +3,7 @@ same time at both ends) none is shown, in the channel and in the preview alike."
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from blocks.message import Message
 from blocks.thread import thread_messages
@@ -16,6 +16,7 @@ from bot.records import (
     SessionStarted,
     ToolCall,
     ToolResult,
+    TurnEnded,
 )
 from bot.session import Session
 from tests.blocks.test_messages import T0, at, shown
@@ -83,10 +84,11 @@ def test_an_untimed_delegation_shows_no_duration() -> None:
     assert head == "✅ 🤝 *Agno team Dev Team* → *researcher*\n>Find limits"
 
 
-def test_an_untimed_session_root_shows_no_start_and_no_elapsed_time() -> None:
+def test_an_untimed_session_root_shows_no_start_and_counts_read_times_only_while_live() -> None:
     records: list[Record] = [SessionStarted(untimed(1), agent="SWE-agent"), bash_call(untimed(2))]
     running = followed(records, 90.0)["root"]
-    assert running.blocks[-1]["elements"][0]["text"] == "⏳ *Running* · 1 tool call (1 running)"
+    status = "⏳ *Running* · 1 tool call (1 running)"
+    assert running.blocks[-1]["elements"][0]["text"] == status + " · 1m"  # read 90 s ago
     assert "Started" not in shown(running)
     done = followed([*records, SessionResult(untimed(3))], 90.0)["root"]
     assert done.blocks[-1]["elements"][0]["text"] == "✅ *Succeeded* · 1 tool call (1 interrupted)"
@@ -106,3 +108,47 @@ def test_a_timed_session_shows_its_logged_start_and_span() -> None:
     root = followed(records)["root"]
     assert root.blocks[-1]["elements"][0]["text"] == "✅ *Succeeded* · no tools yet · 1m 15s"
     assert "*Started*" in shown(root)
+
+
+def status_of(session: Session, now: datetime | None) -> str:
+    text = thread_messages(session, now)[0].blocks[-1]["elements"][0]["text"]
+    assert isinstance(text, str)
+    return text
+
+
+def five_hours(read_at: datetime) -> Session:
+    """A five-hour session of a log written long ago, read at ``read_at``, its call open."""
+    session = Session("s1")
+    session.apply(SessionStarted(Origin("s1", at(0), 1), agent="Claude Code"), read_at)
+    session.apply(bash_call(Origin("s1", at(5 * 3600), 2)), read_at)
+    return session
+
+
+def test_a_session_logged_months_ago_shows_its_own_span_not_now_minus_its_start() -> None:
+    session = five_hours(READ)
+    assert status_of(session, READ).endswith(" · 5h 0m")  # before it is found idle
+    session.tick(READ)
+    assert status_of(session, READ) == "💤 *Idle* · 1 tool call (1 running) · 5h 0m"
+
+
+def test_a_live_timed_session_counts_up_to_now_in_whole_minutes() -> None:
+    session = five_hours(at(5 * 3600 + 30))
+    assert status_of(session, at(5 * 3600 + 90)).endswith(" · 5h 1m")
+
+
+def test_a_waiting_sessions_duration_ends_at_its_last_record() -> None:
+    session = five_hours(READ)
+    session.apply(ToolResult(Origin("s1", at(5 * 3600 + 12), 3), call_id="a"), READ)
+    session.apply(TurnEnded(Origin("s1", at(5 * 3600 + 12), 4)), READ)
+    assert status_of(session, READ + timedelta(hours=3)).endswith(" · 5h 0m")
+    assert status_of(session, None).startswith("💬 *Waiting for the user* · 1 tool call · ")
+
+
+def test_an_untimed_log_read_at_once_shows_no_elapsed_time_once_its_input_ended() -> None:
+    session = Session("s1")
+    for record in (SessionStarted(untimed(1), agent="Claude Code"), bash_call(untimed(2))):
+        session.apply(record, READ)
+    session.close()
+    assert status_of(session, READ + timedelta(seconds=2)) == (
+        "⏳ *Running* · 1 tool call (1 running)"
+    )

@@ -14,7 +14,19 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from blocks.figures import cost, count, duration, slack_date
+from blocks.figures import (
+    SESSION_EMOJI,
+    SESSION_MEANING,
+    SESSION_REACTION,
+    SESSION_WORD,
+    cost,
+    count,
+    duration,
+    exit_words,
+    slack_date,
+)
+from bot.records import AgentExited, Origin
+from bot.session import SessionStatus
 
 
 def plain_duration(seconds: float) -> str:
@@ -211,3 +223,43 @@ def test_counts_read_as_format_specs_write_them(n: int) -> None:
 )
 def test_slack_date_fallback_reads_as_strftime_writes_it(at: datetime) -> None:
     assert slack_date(at).endswith("|" + at.strftime("%Y-%m-%d %H:%M UTC") + ">")
+
+
+# -- statuses ---------------------------------------------------------------------------------
+
+# Slack's names of the emoji the statuses use (a reaction is named, a status line shows it).
+SLACK_NAMES = {"⏳": "hourglass_flowing_sand", "💬": "speech_balloon", "💤": "zzz",
+               "✅": "white_check_mark", "❌": "x", "⏹️": "black_square_for_stop"}  # fmt: skip
+
+
+def test_every_session_status_has_an_emoji_a_word_a_reaction_and_a_meaning() -> None:
+    for table in (SESSION_EMOJI, SESSION_WORD, SESSION_REACTION):
+        assert set(table) == set(SessionStatus)
+    assert [status for status, _ in SESSION_MEANING] == list(SessionStatus)
+
+
+@pytest.mark.parametrize(
+    "status",
+    [SessionStatus.RUNNING, SessionStatus.WAITING, SessionStatus.IDLE, SessionStatus.SUCCEEDED,
+     SessionStatus.FAILED, SessionStatus.STOPPED],
+)  # fmt: skip
+def test_a_status_lines_emoji_is_the_roots_reaction(status: SessionStatus) -> None:
+    assert SLACK_NAMES[SESSION_EMOJI[status]] == SESSION_REACTION[status]
+
+
+@pytest.mark.parametrize(
+    ("code", "signal", "words"),
+    [
+        (3, None, "exited with code 3"),
+        (0, None, "exited with code 0"),
+        (130, "SIGINT", "Ctrl-C"),
+        (None, "SIGTERM", "SIGTERM"),
+        (None, "SIGSEGV", "killed by SIGSEGV"),
+        (None, None, "exited"),
+    ],
+)
+def test_an_agents_exit_reads_as_a_person_says_it(
+    code: int | None, signal: str | None, words: str
+) -> None:
+    ended = AgentExited(Origin("s", None, 1), code=code, signal=signal)
+    assert exit_words(ended) == words

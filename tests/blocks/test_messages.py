@@ -16,6 +16,7 @@ from blocks.text import code_span, escape_mrkdwn, one_line, safe_line
 from blocks.thread import thread_messages
 from blocks.tools import RESULT_PREVIEW, _result_note, _subagent_note, call_line
 from bot.records import (
+    AgentExited,
     AssistantText,
     Delegation,
     Notice,
@@ -201,6 +202,32 @@ def test_result_shows_figures_denials_and_errors() -> None:
     for fact in ("1m 05s", "40s", "*Turns*\\n12", "$1.50", "12k in / 800 out", "rm -rf /tmp/x"):
         assert fact in text
     assert "max turns reached" in text
+
+
+def test_an_agent_that_exited_with_code_3_says_so_in_the_root_and_the_result() -> None:
+    call = ToolCall(Origin("s1", at(1), 2), call_id="a", name="Bash", input={"command": "ls"})
+    messages = thread(start(), call, AgentExited(Origin("s1", None, 3), code=3))
+    status = messages["root"].blocks[-1]["elements"][0]["text"]
+    assert status == "❌ *Failed* · exited with code 3 · 1 tool call (1 interrupted) · 1.0s"
+    result = messages["result"]
+    assert result.blocks[0]["text"]["text"] == "❌ *Session failed* · exited with code 3"
+    assert result.text == "Session failed. exited with code 3"
+
+
+def test_an_agent_stopped_with_ctrl_c_says_so_in_the_root_and_the_result() -> None:
+    messages = thread(start(), AgentExited(Origin("s1", None, 2), signal="SIGINT"))
+    status = messages["root"].blocks[-1]["elements"][0]["text"]
+    assert status == "⏹️ *Stopped* · Ctrl-C · no tools yet"
+    assert messages["result"].blocks[0]["text"]["text"] == "⏹️ *Session stopped* · Ctrl-C"
+
+
+def test_an_exit_after_the_agents_own_result_is_noted_in_the_root_only_when_not_0() -> None:
+    done = SessionResult(Origin("s1", at(9), 2), duration_ms=9000)
+    for code, note in ((0, ""), (3, " · exited with code 3")):
+        messages = thread(start(), done, AgentExited(Origin("s1", None, 3), code=code))
+        status = messages["root"].blocks[-1]["elements"][0]["text"]
+        assert status == f"✅ *Succeeded*{note} · no tools yet · 9.0s"
+        assert messages["result"].blocks[0]["text"]["text"] == "✅ *Session succeeded*"
 
 
 def test_a_huge_text_stays_within_limits_and_says_what_was_cut() -> None:

@@ -28,6 +28,7 @@ from bot.records import (
     TodoUpdate,
     ToolCall,
     ToolResult,
+    TurnEnded,
     UserText,
 )
 from bot.sources.files import read_bytes, read_records, split_lines
@@ -450,7 +451,7 @@ def test_a_hook_error_is_a_warning_and_a_clean_stop_hook_is_hidden() -> None:
          (Notice, "informational", "info")),
         (line("system", subtype="api_error", level="error", error={"message": "overloaded"}),
          (Notice, "api_error", "error")),
-        (line("system", subtype="turn_duration", durationMs=5), (Ignored, "turn_duration", "")),
+        (line("system", subtype="turn_duration", durationMs=5), (TurnEnded, None, "")),
         (line("custom-title", customTitle="x"), (Ignored, "custom-title", "")),
         (line("progress", data={"type": "bash_progress"}), (Ignored, "bash_progress", "")),
     ],
@@ -460,6 +461,53 @@ def test_other_lines_map_to_a_notice_or_a_hidden_record(
 ) -> None:
     (*_, last) = parsed(obj)
     assert (type(last), getattr(last, "kind", None), getattr(last, "level", "")) == expected
+
+
+# -- the end of a turn --------------------------------------------------------------------------
+
+
+def test_a_turn_duration_line_ends_the_turn_with_its_length() -> None:
+    (*_, ended) = parsed(line("system", subtype="turn_duration", durationMs=16000))
+    assert isinstance(ended, TurnEnded) and ended.duration_ms == 16000
+
+
+def test_a_stop_hook_summary_ends_the_turn_after_saying_what_the_hook_said() -> None:
+    found = fixture("agent_progress")
+    kinds = [(type(r).__name__, getattr(r, "kind", None)) for r in found if r.line >= 13]
+    assert kinds == [("Notice", "hook"), ("TurnEnded", None), ("TurnEnded", None)]
+
+
+def test_an_assistant_message_that_ends_its_turn_is_followed_by_a_turn_end() -> None:
+    answer = {"id": "m", "stop_reason": "end_turn", "content": [{"type": "text", "text": "Done."}]}
+    found = parsed(line("assistant", message=answer))
+    assert [type(r) for r in found] == [SessionStarted, AssistantText, TurnEnded]
+    going_on = {**answer, "stop_reason": "tool_use"}
+    assert TurnEnded not in [type(r) for r in parsed(line("assistant", message=going_on))]
+
+
+def test_a_subagents_turn_end_is_not_the_sessions() -> None:
+    answer = {"id": "m", "stop_reason": "end_turn", "content": [{"type": "text", "text": "Done."}]}
+    sidechain = {"isSidechain": True, "agentId": "a1"}
+    found = parsed(
+        line("assistant", message=answer, **sidechain),
+        line("system", subtype="turn_duration", durationMs=5, **sidechain),
+        line("system", subtype="stop_hook_summary", hookErrors=[], **sidechain),
+    )
+    assert not of(TurnEnded, found)
+
+
+@pytest.mark.parametrize(
+    ("name", "ends"),
+    [
+        ("daaain__claude-code-log__dag_compact_after_rewind.jsonl", 5),  # end_turn messages
+        ("marot__spotter__subagent.jsonl", 1),  # its stop_hook_summary
+        ("d-kimuson__claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl", 0),  # a
+        # subagent's end_turn only
+        ("DRMacIver__claude-reliability__coverage-test-fix_transcript.jsonl", 0),
+    ],
+)
+def test_each_turn_end_a_corpus_file_writes_is_one_turn_end(name: str, ends: int) -> None:
+    assert len(of(TurnEnded, corpus(name))) == ends
 
 
 @pytest.mark.parametrize(

@@ -228,11 +228,14 @@ def test_a_compaction_made_by_an_extension_says_so_and_an_unknown_entry_is_a_not
     assert (single(records, Notice).kind, single(records, Notice).text) == ("bookmark", "Bookmark")
 
 
-def test_a_session_file_has_no_result_and_its_outcome_is_unknown(v3: list[Record]) -> None:
+def test_a_session_file_has_no_result_and_after_an_abort_waits_for_the_user(
+    v3: list[Record],
+) -> None:
     assert only(v3, SessionResult) == []
     assert pi_session.FORMAT.reports_result is False
     document = preview_document(build_preview([V3]))
-    assert [(s["agent"], s["status"]) for s in document["sessions"]] == [("pi", "unknown")]
+    # no result, and its last turn was aborted by the user: it waits for the user (not unknown)
+    assert [(s["agent"], s["status"]) for s in document["sessions"]] == [("pi", "waiting")]
 
 
 def test_a_parser_pickled_mid_file_keeps_its_session_and_model() -> None:
