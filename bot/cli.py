@@ -14,7 +14,7 @@ import orjson
 from bot import __version__, commands
 from bot.build import description
 from bot.config import Settings, load_settings
-from bot.errors import FormatError, SlacktailError
+from bot.errors import FormatError, SlacktailError, Stopped
 from bot.formats import FAMILIES
 from bot.logs import LEVELS, EventLog, with_logging
 from bot.preview import build_preview, preview_document, preview_text
@@ -77,6 +77,9 @@ def _slack_options(parser: argparse.ArgumentParser) -> None:
                         "(default: $XDG_STATE_HOME/slacktail)")  # fmt: skip
     parser.add_argument("--health-port", type=int,
                         help="serve /healthz and Prometheus /metrics on this port")  # fmt: skip
+    parser.add_argument("--idle-after", metavar="DURATION",
+                        help="show a running session whose log is quiet this long as idle: "
+                        "seconds, or 90s, 10m, 1h (default 10m; SLACKTAIL_IDLE_AFTER)")  # fmt: skip
     _redaction_options(parser)
 
 
@@ -102,6 +105,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         "slack_api_url": args.slack_api_url,
         "state_dir": args.state_dir,
         "health_port": args.health_port,
+        "idle_after": args.idle_after,
         "redact_patterns": args.redact_patterns,
         "redact_allowlist": args.redact_allowlist,
         "log_level": args.log_level,
@@ -142,6 +146,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return commands.run(with_logging(_settings(args), log), argv, log=log)
         if args.command == "local-slack":
             return commands.local_slack(args.port)
+    except Stopped as stopped:  # a second Ctrl-C: not an error
+        print(f"slacktail: {stopped}", file=sys.stderr)
+        return stopped.exit_code
     except SlacktailError as error:
         print(f"slacktail: error: {error}", file=sys.stderr)
         return error.exit_code

@@ -7,7 +7,7 @@ import secrets
 import signal
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +17,7 @@ from bot.checkpoints import Checkpoints, CoreState, Restored
 from bot.config import SLACK_API_URL, Settings
 from bot.delivery import Delivery, Pacing, SlackApi
 from bot.delivery.startup import reach_slack
-from bot.errors import FormatError, UsageError
+from bot.errors import FormatError, Stopped, UsageError
 from bot.follower import Follower
 from bot.health import HealthServer, Heartbeat
 from bot.localslack import LocalSlack
@@ -133,13 +133,15 @@ def _looked_for(target: Target) -> str:
 
 def run(settings: Settings, argv: Sequence[str], *, log: EventLog) -> int:
     with connected(settings, log) as slack, kept_state(settings, slack, "run", log) as state:
-        command = AgentCommand(argv, max_line_bytes=settings.max_line_bytes)  # forwards signals
+        stop = threading.Event()  # once the agent exited, Ctrl-C stops delivering, as in follow
+        command = AgentCommand(argv, max_line_bytes=settings.max_line_bytes,
+                               after_exit=_stop_handler(stop))  # forwards signals  # fmt: skip
         if state.restored.core is not None:  # a new agent's output: read from its start
             state.restored.core.readers.pop(command.name, None)
             state.restored.core.ended.discard(command.name)
         try:
             follower = _follower(settings, slack, [command], log, None, state)
-            follower.run()
+            follower.run(stop)
             code = command.wait()
         finally:
             command.close()
@@ -158,7 +160,8 @@ def _follower(
         broadcast_result=settings.broadcast_result, log=log, ledger=ledger,
     )  # fmt: skip
     session_settings = SessionSettings(
-        verbosity=settings.verbosity, orphan_after_s=settings.orphan_after_s
+        verbosity=settings.verbosity, orphan_after_s=settings.orphan_after_s,
+        idle_after_s=settings.idle_after,
     )
     core: CoreState | None = state.restored.core
     return Follower(sources, delivery, settings=session_settings, family=settings.format,
@@ -178,17 +181,27 @@ def _health(settings: Settings, heartbeat: Heartbeat | None, log: EventLog) -> I
         yield
 
 
+def _stop_handler(stop: threading.Event) -> Callable[[int, FrameType | None], None]:
+    """A signal handler: the first SIGINT/SIGTERM sets ``stop`` (the follower stops reading,
+    says what it still sends and for how long, and sends it); the next one stops at once."""
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        if stop.is_set():
+            raise Stopped(f"stopped at once ({signal.Signals(signum).name} a second time)")
+        stop.set()
+
+    return handler
+
+
 @contextmanager
 def _stop_on_signals() -> Iterator[threading.Event]:
-    """SIGINT/SIGTERM set the event: the follower stops reading and delivers what it has."""
+    """SIGINT/SIGTERM set the event: the follower stops reading and delivers what it has; a
+    second one stops it at once (see ``_stop_handler``)."""
     stop = threading.Event()
     if threading.current_thread() is not threading.main_thread():
         yield stop
         return
-
-    def handler(signum: int, frame: FrameType | None) -> None:
-        stop.set()
-
+    handler = _stop_handler(stop)
     previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield stop

@@ -55,6 +55,10 @@ class Settings(BaseSettings):
     broadcast_result: bool = Field(default=False, description="also send the result to the channel")
     verbosity: Verbosity = Verbosity.NORMAL
     orphan_after_s: float = Field(default=600.0, gt=0)
+    idle_after: float = Field(
+        default=600.0, gt=0, description="a running session whose log is quiet this long is "
+        "shown as idle: seconds, or with a unit (90s, 10m, 1h)",
+    )
     format: str | None = None
     local_slack_port: int = Field(default=0, ge=0, le=65535)
     state_dir: Path | None = Field(
@@ -112,6 +116,11 @@ class Settings(BaseSettings):
                                  "e.g. **/*.jsonl")  # fmt: skip
         return value
 
+    @field_validator("idle_after", mode="before")
+    @classmethod
+    def _seconds_of_a_duration(cls, value: object) -> object:
+        return seconds_of(value) if isinstance(value, str) else value
+
     @field_validator("slack_api_url")
     @classmethod
     def _api_url_ends_with_slash(cls, value: str | None) -> str | None:
@@ -164,6 +173,21 @@ def load_settings(flags: dict[str, Any], config_file: Path | None = None) -> Set
         if name not in settings.model_fields_set
     }
     return settings.model_copy(update=merged)
+
+
+_UNITS = {"s": 1, "m": 60, "h": 3600}
+
+
+def seconds_of(text: str) -> float | str:
+    """``"600"``, ``"90s"``, ``"10m"``, ``"1.5h"`` in seconds; any other text as it is (the
+    field's own validation then says what is wrong with it)."""
+    spoken = text.strip().lower()
+    unit = _UNITS.get(spoken[-1:], 0)
+    number = spoken[:-1] if unit else spoken
+    try:
+        return float(number) * (unit or 1)
+    except ValueError:
+        return text
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

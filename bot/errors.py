@@ -30,6 +30,13 @@ class StateUnavailable(SlacktailError):
     exit_code = 75  # EX_TEMPFAIL: a service manager should start slacktail again
 
 
+class Stopped(SlacktailError):
+    """The user stopped slacktail at once (Ctrl-C a second time while it was delivering): what
+    was not sent yet is sent at the next start (its state is saved)."""
+
+    exit_code = 130  # as a shell reports a program ended by Ctrl-C
+
+
 class FormatError(SlacktailError):
     """A log's format could not be determined or is not supported."""
 

@@ -11,6 +11,11 @@ A JSON document rewritten in place (a ``DocumentFollower``) is read again whole:
 read from it before are dropped and built again from the new content (``_rebuild``), never
 added to, so their messages, which keep their keys, are updated in place, and only what is new
 is posted.
+
+A source that can say how it ended (a ``run`` command's agent: its exit code, the signal that
+ended it) gives, once its output ended, an ``AgentExited`` record to each session it wrote.
+A stop (the first Ctrl-C) ends the reading and gives delivery ``drain_s`` more seconds, saying
+what it waits for; a second one stops at once (``Stopped``), the state saved for the next start.
 """
 
 from __future__ import annotations
@@ -23,18 +28,18 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from blocks.figures import SESSION_REACTION
+from blocks.figures import SESSION_REACTION, plural
 from blocks.thread import thread_messages
 from bot.checkpoints import Checkpoints, CoreState
 from bot.delivery import Delivery
-from bot.errors import SlackError
+from bot.errors import SlackError, Stopped
 from bot.formats.reader import SourceReader
 from bot.health import Heartbeat
 from bot.logs import EventLog
 from bot.metrics import report_of
 from bot.preview import expected_results
 from bot.progress import ProgressBar
-from bot.records import Origin, Record, Unparsed
+from bot.records import AgentExited, Origin, Record, Unparsed
 from bot.redaction import Redactor, redact_record
 from bot.session import SessionBook, SessionSettings, SessionStatus
 from bot.sources.document import DocumentFollower
@@ -104,6 +109,10 @@ class Follower:
         self.stopped: str | None = None  # why delivery stopped (a revoked token...), if it did
         self.not_understood: list[str] = []  # a line for each source of which nothing was read
         self._said: set[str] = set()  # those sources (a rewritten document's new reader too)
+        self._exits: dict[str, dict[str, None]] = {}  # a command's source -> the sessions it wrote
+        self._stop = threading.Event()  # set to stop: the reading ends, delivery drains
+        self._drain_s = 30.0
+        self._stop_seen_at: float | None = None  # when the final delivery saw the stop
         for source in sources:
             self.add_source(source)
 
@@ -114,6 +123,8 @@ class Follower:
             self.readers[source.name] = SourceReader(source.name, family=self.family)
         if isinstance(source, DocumentFollower):  # its sessions are rebuilt when it is rewritten
             self.core.produced.setdefault(source.name, set())
+        if callable(getattr(source, "ending", None)):  # its end becomes its sessions' record
+            self._exits.setdefault(source.name, {})
 
     # --- one turn -------------------------------------------------------------------------
 
@@ -142,10 +153,27 @@ class Follower:
             if source.closed and source.name not in self._finished:
                 self._finished.add(source.name)
                 self._unsaved = True
-                self._apply(reader, reader.finish(), now)
+                self._apply(reader, reader.finish() + self._exit_records(source, reader), now)
             if items or source.closed:
                 self._say_if_not_understood(reader)
         return read
+
+    def _exit_records(self, source: Source, reader: SourceReader) -> list[Record]:
+        """How the source's agent ended, a record for each session it wrote (none while the
+        agent still runs, or for a source that has no agent)."""
+        sessions = self._exits.get(source.name)
+        ending: Callable[[], _Ending | None] | None = getattr(source, "ending", None)
+        if not sessions or ending is None:
+            return []
+        ended = ending()
+        if ended is None:
+            return []
+        line = reader.stats.lines + 1
+        self.log.event("agent_ended", source=source.name, code=ended.code, signal=ended.signal)
+        return [
+            AgentExited(Origin(session_id, None, line), code=ended.code, signal=ended.signal)
+            for session_id in sessions
+        ]
 
     def _say_if_not_understood(self, reader: SourceReader) -> None:
         """A source of which nothing can be read is said once, on stderr and in the log."""
@@ -199,6 +227,7 @@ class Follower:
 
     def _apply(self, reader: SourceReader, records: list[Record], now: datetime) -> None:
         produced = self.core.produced.get(reader.source)  # only a document's are kept
+        exits = self._exits.get(reader.source)  # and a command's
         for record in records:
             self.counts.records += 1
             if record.session_id in self._archived:
@@ -214,6 +243,8 @@ class Follower:
             self._touched.add(session.session_id)
             if produced is not None:
                 produced.add(session.session_id)
+            if exits is not None:
+                exits[session.session_id] = None
 
     def render(self, *, force: bool = False) -> None:
         """Hand the sessions that changed to delivery (at most every ``render_every_s``)."""
@@ -222,7 +253,7 @@ class Follower:
             return
         self._rendered_at = moment
         now = self.wall_clock()
-        for session in self.book.tick(now):
+        for session in self.book.tick(now, fresh=self._touched):  # those still being read
             self._touched.add(session.session_id)
         for session_id in self.delivery.take_lost_threads():  # their roots were deleted
             if session_id in self.book.sessions:
@@ -260,8 +291,10 @@ class Follower:
     def run(self, stop: threading.Event | None = None, drain_s: float = 30.0) -> None:
         """Follow until every source ended (or ``stop`` is set), then deliver the final state
         (for at most ``drain_s`` seconds after a stop). A stop is slacktail stopping, not the
-        agent: its sessions are left running, to be resumed by the next start."""
-        stop = stop or threading.Event()
+        agent: its sessions are left running, to be resumed by the next start. A second stop
+        (``Stopped``, raised by the signal handler) ends at once, the state saved."""
+        stop = self._stop = stop or threading.Event()
+        self._drain_s = drain_s
         try:
             while not stop.is_set():
                 self.turned_at = self.clock()
@@ -280,8 +313,10 @@ class Follower:
             self.log.event("delivery_stopped", error=str(error))
             self.save_checkpoint(force=True)
             raise
-        stopped = stop.is_set()
-        self.finish(drain_s if stopped else None, end_sessions=not stopped)
+        except Stopped:
+            self.save_checkpoint(force=True)
+            raise
+        self.finish(end_sessions=not stop.is_set())  # a stop gives delivery ``drain_s``
 
     def finish(self, deadline_s: float | None = None, *, end_sessions: bool = True) -> None:
         """Deliver the final state; at the end of the input (``end_sessions``) every session
@@ -293,10 +328,15 @@ class Follower:
             self.book.close(expected_results(self._families))
             self._touched.update(self.book.sessions)
             self._unsaved = True
+        done = False
         try:
             done = self._flush(deadline_s)
         finally:
             self.save_checkpoint(force=True)
+            if not done and self._stop_seen_at is not None:
+                waiting = plural(self.delivery.pending, "change")
+                later = "; the next start sends them" if self._keeps_state else ""
+                self._say(f"stopped with {waiting} not sent to Slack{later}")
         counts = self.delivery.counts
         outcome = "delivered" if done else "delivery_incomplete"
         self.log.event(outcome, sessions=len(self.book.sessions),
@@ -310,10 +350,32 @@ class Follower:
         done = False
         for _ in range(MAX_FLUSHES):
             self.render(force=True)
-            done = self.delivery.flush(deadline_s)
+            done = self.delivery.flush(deadline_s, stop=self._give_up)
             if not self.delivery.lost_threads:
                 break
         return done
+
+    def _give_up(self) -> bool:
+        """Whether the final delivery stops now: ``drain_s`` after a stop was asked for (said
+        at once: what it waits for, how long, and how to stop at once)."""
+        if not self._stop.is_set():
+            return False
+        if self._stop_seen_at is None:
+            self._stop_seen_at = self.clock()
+            waiting = plural(self.delivery.pending, "change")
+            later = " (the next start sends the rest)" if self._keeps_state else ""
+            self._say(f"stopping: sending the {waiting} still waiting for Slack, for at most "
+                      f"{self._drain_s:g} s; Ctrl-C again stops at once{later}")  # fmt: skip
+        return self.clock() - self._stop_seen_at > self._drain_s
+
+    @property
+    def _keeps_state(self) -> bool:
+        """Whether state outlives this run (a state file): the next start sends the rest."""
+        return self.checkpoints is not None and self.checkpoints.store.path is not None
+
+    def _say(self, text: str) -> None:
+        print(f"slacktail: {text}", file=sys.stderr)
+        self.log.event("stopping", said=text)
 
     def _beat(self) -> None:
         """Tell the health endpoint how things stand (a frozen snapshot: no lock needed)."""
@@ -380,6 +442,16 @@ class Follower:
 
 class _Position(Protocol):
     def to_dict(self) -> dict[str, Any]: ...
+
+
+class _Ending(Protocol):
+    """How a source's agent ended (see ``AgentCommand.ending``)."""
+
+    @property
+    def code(self) -> int | None: ...
+
+    @property
+    def signal(self) -> str | None: ...
 
 
 def _position_of(source: Source) -> _Position | None:

@@ -69,6 +69,57 @@ def test_run_passes_the_agents_output_through_and_exits_with_its_code(
     assert len(thread_texts(slack)) == 1
 
 
+# An agent that starts a session and a tool call, writes no result, and then ends as told.
+AGENT_AT_WORK = """
+import json, os, signal, sys
+for line in (
+    {"type": "system", "subtype": "init", "session_id": "run-1", "cwd": "/w", "model": "m"},
+    {"type": "assistant", "session_id": "run-1", "message": {"id": "m1", "content": [
+        {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "make"}}]}},
+):
+    print(json.dumps(line), flush=True)
+"""
+
+
+def root_and_result(slack: LocalSlack) -> tuple[str, list[str], str]:
+    """The root's status line and reactions, and the head of the thread's last message."""
+    (root,) = slack.channel_messages()
+    last = slack.thread(slack.channel_id(), root["ts"])[-1]
+    reactions = [reaction["name"] for reaction in root.get("reactions", [])]
+    return root["blocks"][-1]["elements"][0]["text"], reactions, last["blocks"][0]["text"]["text"]
+
+
+def test_run_shows_an_agent_that_exits_with_code_3_in_its_thread(slack: LocalSlack) -> None:
+    script = AGENT_AT_WORK + "sys.exit(3)\n"
+    assert main(["run", "--channel", "agents", "--", sys.executable, "-c", script]) == 3
+    status, reactions, result = root_and_result(slack)
+    assert status.startswith("❌ *Failed* · exited with code 3 · 1 tool call (1 interrupted)")
+    assert reactions == ["x"]
+    assert result == "❌ *Session failed* · exited with code 3"
+
+
+def test_run_shows_an_agent_stopped_with_ctrl_c_in_its_thread(slack: LocalSlack) -> None:
+    script = AGENT_AT_WORK + "signal.signal(signal.SIGINT, signal.SIG_DFL)\n"
+    script += "os.kill(os.getpid(), signal.SIGINT)\n"
+    assert main(["run", "--channel", "agents", "--", sys.executable, "-c", script]) == 130
+    status, reactions, result = root_and_result(slack)
+    assert status.startswith("⏹️ *Stopped* · Ctrl-C · 1 tool call (1 interrupted)")
+    assert reactions == ["black_square_for_stop"]
+    assert result == "⏹️ *Session stopped* · Ctrl-C"
+
+
+def test_an_agents_exit_is_said_in_every_session_it_wrote(slack: LocalSlack) -> None:
+    lines = Path(LOG).read_bytes().splitlines()
+    finished = "".join(f"print({line.decode()!r})\n" for line in lines)
+    script = "import sys\n" + finished + AGENT_AT_WORK + "sys.exit(3)\n"
+    assert main(["run", "--channel", "agents", "--", sys.executable, "-c", script]) == 3
+    roots = [root["blocks"][-1]["elements"][0]["text"] for root in slack.channel_messages()]
+    assert [root.split(" · ")[:2] for root in roots] == [
+        ["✅ *Succeeded*", "exited with code 3"],  # its own result stands, the exit beside it
+        ["❌ *Failed*", "exited with code 3"],
+    ]
+
+
 def test_a_bad_token_is_one_line_and_a_nonzero_exit(
     slack: LocalSlack, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -187,3 +238,9 @@ def test_follow_once_of_an_empty_folder_or_a_glob_matching_nothing_exits_2(
     assert f"slacktail: error: {target}: nothing to read (no log lines; looked for" in (
         capsys.readouterr().err
     )
+
+
+def test_idle_after_is_a_flag_of_follow_and_run(capsys: pytest.CaptureFixture[str]) -> None:
+    for command in (["follow", LOG], ["run", "--", "true"]):
+        assert main([command[0], "--idle-after", "soon", *command[1:]]) == 2
+        assert "invalid setting idle_after" in capsys.readouterr().err

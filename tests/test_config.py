@@ -88,3 +88,20 @@ def test_patterns_come_from_the_environment_as_a_json_list(
 def test_a_pattern_is_relative_to_the_followed_folder() -> None:
     with pytest.raises(UsageError, match="patterns"):
         load_settings({"patterns": ["/var/log/*.jsonl"]})
+
+
+@pytest.mark.parametrize(("given", "seconds"), [("600", 600.0), ("90s", 90.0), ("10m", 600.0),
+                                                ("1.5h", 5400.0), (" 2M ", 120.0)])  # fmt: skip
+def test_idle_after_is_seconds_or_a_duration_with_its_unit(
+    monkeypatch: pytest.MonkeyPatch, given: str, seconds: float
+) -> None:
+    monkeypatch.setenv("SLACKTAIL_IDLE_AFTER", given)
+    assert load_settings({}).idle_after == seconds
+    assert load_settings({"idle_after": given}).idle_after == seconds
+
+
+def test_idle_after_is_ten_minutes_unless_told_and_never_nothing() -> None:
+    assert load_settings({}).idle_after == 600.0
+    for wrong in ("0", "soon", "-5m"):
+        with pytest.raises(UsageError, match="idle_after"):
+            load_settings({"idle_after": wrong})

@@ -4,19 +4,24 @@ document rewritten in place has its sessions built again from its new content, n
 
 from __future__ import annotations
 
+import re
 import threading
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import orjson
+import pytest
 
 from bot.checkpoints import Checkpoints
 from bot.delivery import Delivery, SlackApi
+from bot.errors import Stopped
 from bot.follower import RETIRE_AFTER_S, RETIRE_EVERY_S, Follower
 from bot.localslack import LocalSlack
 from bot.session import SessionStatus, ToolStatus
 from bot.sources.document import DocumentFollower
 from bot.sources.follow import FileFollower
+from bot.sources.position import stored_position
 from bot.store import Store
 from tests.conftest import FIXTURES, FakeClock
 
@@ -165,3 +170,89 @@ def test_a_retired_session_of_a_rewritten_document_is_built_again_not_brought_ba
         assert kinds(follower, "run-7") == ["user", "text", "tools", "user", "result"]
         (root,) = slack.channel_messages()
         assert len(slack.thread(slack.channel_id(), root["ts"])) == 6  # root and five replies
+
+
+# -- a stop while delivering a backlog ---------------------------------------------------------
+
+BACKLOG = 40  # sessions: 120 messages and 40 reactions, minutes at Slack's rates
+
+
+class Backlog:
+    """A log of ``BACKLOG`` finished sessions, followed into a rate-limited local Slack by a
+    follower that keeps its state in a store; one fake clock for both."""
+
+    def __init__(self, tmp_path: Path, slack: LocalSlack, clock: FakeClock) -> None:
+        self.log = tmp_path / "agent.jsonl"
+        sessions = [session_lines(f"s{i}", f"answer {i}") for i in range(BACKLOG)]
+        self.log.write_bytes(b"".join(sessions))
+        self.store = Store.open(tmp_path / "state")
+        self.slack, self.clock = slack, clock
+
+    def follower(self, sleep: Callable[[float], None], *, restored: bool = False) -> Follower:
+        checkpoints = Checkpoints(self.store, "job", clock=self.clock)
+        resume = core = None
+        if restored:
+            last = checkpoints.restore()
+            core, resume = last.core, stored_position(last.positions[str(self.log)])
+        api = SlackApi(TOKEN, self.slack.base_url)
+        delivery = Delivery(api, self.slack.channel_id(), clock=self.clock, sleep=sleep,
+                            ledger=self.store.ledger("T/C/"))  # fmt: skip
+        source = FileFollower(self.log, resume=resume, stop_at_end=restored)  # type: ignore[arg-type]
+        return Follower([source], delivery, clock=self.clock, wall_clock=WallClock(),
+                        checkpoints=checkpoints, core=core)  # fmt: skip
+
+
+def stopped_run(follower: Follower) -> None:
+    """The first Ctrl-C comes while the backlog is being read."""
+    follower.read()
+    stop = threading.Event()
+    stop.set()
+    follower.run(stop)
+
+
+def test_a_first_ctrl_c_says_what_it_still_sends_and_for_how_long(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    clock = FakeClock()
+    with LocalSlack(token=TOKEN, rate_limits=True, clock=clock) as slack:
+        follower = Backlog(tmp_path, slack, clock).follower(clock.sleep)
+        began = clock()
+        stopped_run(follower)
+        assert 30 <= clock() - began < 35  # it drained for 30 s, then stopped
+    err = capsys.readouterr().err
+    assert re.search(r"slacktail: stopping: sending the \d+ changes still waiting for Slack, "
+                     r"for at most 30 s; Ctrl-C again stops at once \(the next start sends the "
+                     r"rest\)", err), err  # fmt: skip
+    waiting = follower.delivery.pending
+    assert waiting > 0 and f"slacktail: stopped with {waiting} changes not sent to Slack" in err
+
+
+def test_a_second_ctrl_c_stops_at_once_and_the_next_start_sends_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    clock = FakeClock()
+    with LocalSlack(token=TOKEN, rate_limits=True, clock=clock) as slack:
+        backlog = Backlog(tmp_path, slack, clock)
+        sleeps = 0
+
+        def second_ctrl_c(seconds: float) -> None:  # the handler raises where slacktail waits
+            nonlocal sleeps
+            sleeps += 1
+            if sleeps == 5:
+                raise Stopped("stopped at once")
+            clock.sleep(seconds)
+
+        with pytest.raises(Stopped):
+            stopped_run(backlog.follower(second_ctrl_c))
+        assert "changes not sent to Slack; the next start sends them" in capsys.readouterr().err
+        sent_before = len(slack.channel_messages())
+        assert 0 < sent_before < BACKLOG
+
+        follower = backlog.follower(clock.sleep, restored=True)
+        follower.run()
+        assert follower.delivery.pending == 0
+        channel = slack.channel_id()
+        threads = [slack.thread(channel, root["ts"]) for root in slack.channel_messages()]
+        assert len(threads) == BACKLOG and all(len(thread) == 3 for thread in threads)
+        posts = [r for r in slack.requests if r.method == "chat.postMessage" and r.error is None]
+        assert len(posts) == 3 * BACKLOG  # nothing posted twice

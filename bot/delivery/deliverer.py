@@ -49,6 +49,7 @@ OUTAGE_FIRST_PAUSE = 2.0  # after a call's retries ran out: nothing goes for thi
 OUTAGE_MAX_PAUSE = 30.0  # ...doubling while Slack stays away, up to this
 ROOT_WAIT_S = 15.0  # a running session's changed root waits at least this long for its update
 ROOT_YIELD_S = 60.0  # ...and yields to other messages' changes up to this much younger
+STOP_CHECK_S = 0.25  # a flush that may be stopped asks whether to stop at least this often
 
 
 @dataclass(slots=True)
@@ -203,8 +204,12 @@ class Delivery:
                            waiting=self.pending)  # fmt: skip
         self.outage_since, self._outage_pause = None, 0.0
 
-    def flush(self, deadline_s: float | None = None) -> bool:
-        """Send everything waiting (pacing by sleeping); True when nothing is left."""
+    def flush(
+        self, deadline_s: float | None = None, stop: Callable[[], bool] | None = None
+    ) -> bool:
+        """Send everything waiting (pacing by sleeping); True when nothing is left. It gives up
+        after ``deadline_s``, or as soon as ``stop()`` says so (asked at least every
+        ``STOP_CHECK_S`` while it waits)."""
         started = self.clock()
         while True:
             wait = self.step(hurry=True)
@@ -212,8 +217,10 @@ class Delivery:
                 return True
             if deadline_s is not None and self.clock() - started > deadline_s:
                 return False
+            if stop is not None and stop():
+                return False
             if wait > 0:
-                self.sleep(wait)
+                self.sleep(wait if stop is None else min(wait, STOP_CHECK_S))
 
     def _choices(
         self, now: float, hurry: bool

@@ -4,6 +4,7 @@ a caller is done with so that a long stream of many sessions keeps its memory bo
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Collection
 from datetime import datetime
 
 from mypy_extensions import mypyc_attr
@@ -127,9 +128,15 @@ class SessionBook:
         self._recent.pop(session_id, None)
         self._recent[session_id] = None
 
-    def tick(self, now: datetime) -> list[Session]:
-        """Sessions whose state changed because time passed (orphaned calls)."""
-        return [session for session in self.sessions.values() if session.tick(now)]
+    def tick(self, now: datetime, fresh: Collection[str] = ()) -> list[Session]:
+        """Sessions whose state changed because time passed (idle sessions, orphaned calls).
+        The ``fresh`` ones (records came for them just now: their log is still being read)
+        are not made idle."""
+        return [
+            session
+            for session in self.sessions.values()
+            if session.tick(now, session.session_id not in fresh)
+        ]
 
     def close(self, expects_result: dict[str, bool] | None = None) -> None:
         """End of input; ``expects_result`` says, per session id, whether its format reports a

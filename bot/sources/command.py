@@ -9,7 +9,11 @@ reading until its output ends, then returns its exit code.
 A Ctrl-C typed in a terminal reaches every process of the foreground group, the agent included;
 forwarding it as well would interrupt the agent twice. So a SIGINT is forwarded only when it
 cannot have come from the terminal (slacktail is not in the terminal's foreground group, or
-there is no terminal): ``kill -INT`` from a supervisor, a container runtime.
+there is no terminal): ``kill -INT`` from a supervisor, a container runtime. A signal that
+comes after the agent exited is slacktail's alone (``after_exit``: stop delivering).
+
+``ending()`` says how the agent ended, for the sessions it wrote: its exit code, and the
+signal that ended it (the one that killed it, or the one slacktail received while it ran).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from types import FrameType
 from typing import BinaryIO
 
@@ -39,6 +44,15 @@ EXIT_GRACE = 2.0
 _Handler = Callable[[int, FrameType | None], object] | int | None
 
 
+@dataclass(frozen=True, slots=True)
+class Ending:
+    """How the agent ended: its exit ``code`` (``None`` when a signal killed it), and the
+    ``signal`` that ended it ("SIGINT"), if one did."""
+
+    code: int | None
+    signal: str | None = None
+
+
 class _Default:
     """The default write-through target: ``sys.stdout.buffer`` as it is when the agent starts."""
 
@@ -52,8 +66,9 @@ class AgentCommand:
     ``passthrough`` receives a copy of everything the agent writes (``None``: no copy); a copy
     that fails (a closed pipe) is given up, logged once, and reading goes on. With
     ``forward_signals`` (and on the main thread only) SIGINT and SIGTERM handlers are installed
-    until ``close()``. If the agent exited but its stdout stays open (something it started holds
-    it) for ``exit_grace`` seconds, the input is taken as ended.
+    until ``close()``; a signal that comes once the agent exited goes to ``after_exit``
+    instead. If the agent exited but its stdout stays open (something it started holds it) for
+    ``exit_grace`` seconds, the input is taken as ended.
     """
 
     def __init__(
@@ -67,6 +82,7 @@ class AgentCommand:
         exit_grace: float = EXIT_GRACE,
         clock: Callable[[], float] = time.monotonic,
         env: dict[str, str] | None = None,
+        after_exit: Callable[[int, FrameType | None], object] | None = None,
     ) -> None:
         if not argv:
             raise InputError("no command to run (give it after --)")
@@ -76,6 +92,7 @@ class AgentCommand:
         self._passthrough = sys.stdout.buffer if isinstance(passthrough, _Default) else passthrough
         self._clock = clock
         self._exit_grace = exit_grace
+        self._after_exit = after_exit
         self._quiet_since: float | None = None  # after the agent exited: since when no data
         self._received = 0
         self._previous: dict[int, _Handler] = {}
@@ -126,6 +143,19 @@ class AgentCommand:
             timeout = min(timeout, max(self._grace_left(), 0.0))
         return self._reader.wait_ready(timeout) or self.ready()
 
+    def ending(self) -> Ending | None:
+        """How the agent ended, once it did (waited for ``exit_grace`` seconds at most: its
+        output ended, its exit follows); ``None`` while it runs."""
+        try:
+            code = self._process.wait(self._exit_grace)
+        except subprocess.TimeoutExpired:
+            return None
+        if code < 0:  # killed by a signal
+            return Ending(None, _signal_name(-code))
+        if self.signals:  # it exited on the signal slacktail received too (Ctrl-C)
+            return Ending(code, _signal_name(self.signals[0]))
+        return Ending(code)
+
     def wait(self, timeout: float | None = None) -> int:
         """Wait for the agent to exit; its exit code, shell-style (killed by signal N: 128+N)."""
         return _exit_code(self._process.wait(timeout))
@@ -174,7 +204,10 @@ class AgentCommand:
             self._received = received
         return self._quiet_since + self._exit_grace - now
 
-    def _on_signal(self, signum: int, _frame: FrameType | None) -> None:
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        if self._after_exit is not None and self._process.poll() is not None:
+            self._after_exit(signum, frame)  # the agent is gone: the signal is slacktail's
+            return
         self.signals.append(signum)
         if signum == signal.SIGINT and sigint_reaches_agent_directly():
             log.info("interrupt from the terminal: %s receives it too", self.name)
@@ -216,6 +249,13 @@ def _start(argv: list[str], env: dict[str, str] | None) -> subprocess.Popen[byte
         raise InputError(f"{command}: cannot run it (permission denied)") from None
     except OSError as error:
         raise InputError(f"{command}: cannot run it ({error.strerror or error})") from None
+
+
+def _signal_name(signum: int) -> str:
+    try:
+        return signal.Signals(signum).name
+    except ValueError:  # a number with no name here
+        return f"signal {signum}"
 
 
 def _exit_code(code: int) -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import orjson
@@ -85,3 +85,66 @@ def test_a_session_whose_root_a_person_deleted_gets_its_thread_again_and_others_
             texts = [r["text"] for r in slack.thread(slack.channel_id(), root["ts"])[1:]]
             assert len(texts) == 2 and texts[0].startswith("Hello from")
         assert follower.delivery.counts.restarts == 1
+
+
+# -- a transcript's session: running, waiting for the user, running again, idle --------------
+
+TRANSCRIPT_START = datetime(2026, 3, 1, 10, 0, tzinfo=UTC)
+
+
+def transcript_line(seconds: float, kind: str, **fields: object) -> bytes:
+    """A Claude Code transcript line, written ``seconds`` after the session began."""
+    at = TRANSCRIPT_START + timedelta(seconds=seconds)
+    return line({"type": kind, "sessionId": "t-1", "uuid": f"u{seconds}", "cwd": "/w",
+                 "timestamp": at.isoformat().replace("+00:00", "Z"), **fields})  # fmt: skip
+
+
+def said(seconds: float, text: str) -> bytes:
+    return transcript_line(seconds, "user", message={"role": "user", "content": text})
+
+
+def bash(seconds: float, call_id: str) -> bytes:
+    use = {"type": "tool_use", "id": call_id, "name": "Bash", "input": {"command": "make"}}
+    return transcript_line(seconds, "assistant", message={"id": f"m{seconds}", "content": [use]})
+
+
+def root_now(slack: LocalSlack) -> tuple[str, list[str]]:
+    """The root's status line and its reactions."""
+    (root,) = slack.channel_messages()
+    status = root["blocks"][-1]["elements"][0]["text"]
+    return status, [reaction["name"] for reaction in root.get("reactions", [])]
+
+
+def test_a_followed_transcript_runs_waits_for_the_user_runs_again_and_goes_idle(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "t-1.jsonl"
+    clock = [TRANSCRIPT_START]
+    result = {"type": "tool_result", "tool_use_id": "t1", "content": "built"}
+    answer = {"id": "m40", "content": [{"type": "text", "text": "Built."}]}
+    log.write_bytes(said(0, "build it") + bash(5, "t1")
+                    + transcript_line(20, "user", message={"role": "user", "content": [result]})
+                    + transcript_line(40, "assistant", message=answer))  # fmt: skip
+    with LocalSlack(token=TOKEN, rate_limits=False) as slack:
+        delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id())
+        follower = Follower([FileFollower(log)], delivery, wall_clock=lambda: clock[0])
+
+        def at(seconds: float, *lines: bytes) -> tuple[str, list[str]]:
+            """The agent writes ``lines``; slacktail's turn at ``seconds`` into the session."""
+            with log.open("ab") as more:
+                more.write(b"".join(lines))
+            clock[0] = TRANSCRIPT_START + timedelta(seconds=seconds)
+            turn(follower)
+            return root_now(slack)
+
+        assert at(45) == ("⏳ *Running* · 1 tool call · under a minute", ["hourglass_flowing_sand"])
+        turn_ended = transcript_line(41, "system", subtype="turn_duration", durationMs=41000)
+        assert at(50, turn_ended) == (
+            "💬 *Waiting for the user* · 1 tool call · 41s", ["speech_balloon"]
+        )  # its time ends at its last record, however long it waits
+        assert at(290)[0].startswith("💬 *Waiting for the user*")
+        assert at(300, said(290, "and test it"), bash(295, "t2")) == (
+            "⏳ *Running* · 2 tool calls (1 running) · 5m", ["hourglass_flowing_sand"]
+        )
+        assert at(894)[0].startswith("⏳ *Running*")  # quiet for 599 s: not yet idle
+        assert at(895) == ("💤 *Idle* · 2 tool calls (1 running) · 4m 55s", ["zzz"])

@@ -15,7 +15,7 @@ import pytest
 
 from bot.errors import InputError
 from bot.sources import command as command_module
-from bot.sources.command import AgentCommand
+from bot.sources.command import AgentCommand, Ending
 from bot.sources.lines import Line
 from bot.sources.source import Item, Source
 from tests.sources.helpers import collect, data, until_closed, until_lines, wait_until
@@ -102,6 +102,44 @@ def test_an_agent_killed_by_a_signal_exits_128_plus_its_number(
     agent = start(agents, "import os, signal; os.kill(os.getpid(), signal.SIGKILL)")
     collect(agent, until_closed(agent))
     assert agent.wait(timeout=5) == 128 + signal.SIGKILL
+
+
+@pytest.mark.parametrize(
+    ("script", "ending"),
+    [
+        ("import sys; sys.exit(3)", Ending(3)),
+        ("pass", Ending(0)),
+        ("import os, signal; os.kill(os.getpid(), signal.SIGTERM)", Ending(None, "SIGTERM")),
+    ],
+)
+def test_how_the_agent_ended_is_its_code_or_the_signal_that_killed_it(
+    agents: list[AgentCommand], script: str, ending: Ending
+) -> None:
+    agent = start(agents, script)
+    collect(agent, until_closed(agent))
+    assert agent.ending() == ending
+
+
+def test_an_agent_that_exits_on_the_ctrl_c_slacktail_received_too_ended_on_it(
+    agents: list[AgentCommand],
+) -> None:
+    agent = start(agents, "import sys; sys.exit(130)")
+    agent.signals.append(signal.SIGINT)  # the terminal sent it to both
+    collect(agent, until_closed(agent))
+    assert agent.ending() == Ending(130, "SIGINT")
+
+
+def test_an_agent_still_running_has_not_ended(agents: list[AgentCommand]) -> None:
+    agent = start(agents, "import time; time.sleep(30)", exit_grace=0.05)
+    assert agent.ending() is None
+
+
+def test_a_signal_after_the_agent_exited_is_slacktails_own(agents: list[AgentCommand]) -> None:
+    received: list[int] = []
+    agent = start(agents, "pass", after_exit=lambda signum, frame: received.append(signum))
+    agent.wait(timeout=5)
+    agent._on_signal(signal.SIGINT, None)
+    assert (received, agent.signals) == ([signal.SIGINT], [])
 
 
 def test_a_missing_command_is_a_one_line_input_error_naming_it() -> None:
