@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
 
 import pytest
 from hypothesis import example, given
@@ -263,3 +264,10 @@ def test_an_agents_exit_reads_as_a_person_says_it(
 ) -> None:
     ended = AgentExited(Origin("s", None, 1), code=code, signal=signal)
     assert exit_words(ended) == words
+
+
+def test_the_readme_legend_is_the_status_table() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    rows = [f"| {SESSION_EMOJI[status]} | {SESSION_WORD[status]} | `:{SESSION_REACTION[status]}:` "
+            f"| {meaning} |" for status, meaning in SESSION_MEANING]  # fmt: skip
+    assert [row for row in rows if row not in readme] == []
