@@ -49,23 +49,6 @@ SESSION_REACTION: Final = {
     SessionStatus.UNKNOWN: "grey_question",
 }
 
-# What each status means, in the order a session goes through them (the README's legend).
-SESSION_MEANING: Final = (
-    (SessionStatus.RUNNING, "the agent is at work: its log moves (the time counts up)"),
-    (SessionStatus.WAITING, "its log says the agent ended its turn: it waits for the user, and "
-     "runs again when the log moves again"),
-    (SessionStatus.IDLE, "its log has said nothing for `--idle-after` (10 minutes) in the middle "
-     "of a turn, or with no sign that the turn ended; it runs again when the log moves again"),
-    (SessionStatus.SUCCEEDED, "the agent reported success, or its command (`slacktail run`) "
-     "exited with code 0"),
-    (SessionStatus.FAILED, "the agent reported a failure, or its command exited with another "
-     "code or crashed"),
-    (SessionStatus.STOPPED, "someone stopped the agent's command (Ctrl-C, SIGTERM) before it "
-     "reported a result"),
-    (SessionStatus.UNKNOWN, "the log ended with no result and no sign that its last turn "
-     "ended, and the agent's log format never writes a result"),
-)  # fmt: skip
-
 # Signals that stop a program on purpose, by what a person calls them (see ``exit_words``).
 _SIGNAL_WORDS: Final = {"SIGINT": "Ctrl-C", "SIGTERM": "SIGTERM", "SIGHUP": "SIGHUP",
                         "SIGQUIT": "SIGQUIT", "SIGKILL": "SIGKILL"}  # fmt: skip

@@ -41,6 +41,7 @@ from bot.preview import expected_results
 from bot.progress import ProgressBar
 from bot.records import AgentExited, Origin, Record, Unparsed
 from bot.redaction import Redactor, redact_record
+from bot.replay import Replay
 from bot.session import SessionBook, SessionSettings, SessionStatus
 from bot.sources.document import DocumentFollower
 from bot.sources.folder import FolderWatch
@@ -81,6 +82,7 @@ class Follower:
         redactor: Redactor | None = None,
         folder: FolderWatch | None = None,
         heartbeat: Heartbeat | None = None,
+        replay: Replay | None = None,
     ) -> None:
         self.sources: list[Source] = []
         self.delivery = delivery
@@ -97,6 +99,7 @@ class Follower:
         self.log = log or EventLog(None)
         self.render_every_s = render_every_s
         self.progress = progress
+        self.replay = replay  # --replay-speed: records applied at their log's pace
         self.counts = FollowCounts()
         self._touched: set[str] = set(self.book.sessions)  # restored: compare with the channel
         self._families = self.core.families
@@ -149,13 +152,16 @@ class Follower:
                 if isinstance(item, Rewritten):
                     reader = self._rebuild(source.name, item)
                     continue
-                self._apply(reader, self._records(reader, item), now)
+                self._take(reader, self._records(reader, item), now)
             if source.closed and source.name not in self._finished:
                 self._finished.add(source.name)
                 self._unsaved = True
-                self._apply(reader, reader.finish() + self._exit_records(source, reader), now)
+                self._take(reader, reader.finish() + self._exit_records(source, reader), now)
             if items or source.closed:
                 self._say_if_not_understood(reader)
+        if self.replay is not None:
+            for reader, records in self.replay.due():
+                self._apply(reader, records, now)
         return read
 
     def _exit_records(self, source: Source, reader: SourceReader) -> list[Record]:
@@ -174,6 +180,13 @@ class Follower:
             AgentExited(Origin(session_id, None, line), code=ended.code, signal=ended.signal)
             for session_id in sessions
         ]
+
+    def _take(self, reader: SourceReader, records: list[Record], now: datetime) -> None:
+        """Apply what was read, or (replaying) hold it until its time comes."""
+        if self.replay is None:
+            self._apply(reader, records, now)
+        else:
+            self.replay.hold(reader, records)
 
     def _say_if_not_understood(self, reader: SourceReader) -> None:
         """A source of which nothing can be read is said once, on stderr and in the log."""
@@ -219,6 +232,8 @@ class Follower:
                 if self.checkpoints is not None:
                     self.checkpoints.drop_archived(session_id)
         self.core.produced[name] = set()
+        if self.replay is not None:
+            self.replay.forget(name)
         self._finished.discard(name)
         self._unsaved = True
         reader = self.readers[name] = SourceReader(name, family=self.family)
@@ -252,7 +267,7 @@ class Follower:
         if not force and moment - self._rendered_at < self.render_every_s:
             return
         self._rendered_at = moment
-        now = self.wall_clock()
+        now = self._now()
         for session in self.book.tick(now, fresh=self._touched):  # those still being read
             self._touched.add(session.session_id)
         for session_id in self.delivery.take_lost_threads():  # their roots were deleted
@@ -264,6 +279,12 @@ class Follower:
             reaction = SESSION_REACTION[session.status]
             self.delivery.want(session_id, thread_messages(session, now), reaction)
         self._touched.clear()
+
+    def _now(self) -> datetime:
+        """The time sessions are shown at: the wall clock's, or while a log is replayed, the
+        time in the log the replay has reached (a replayed session runs in the log's time)."""
+        replayed = self.replay.log_now() if self.replay is not None else None
+        return replayed if replayed is not None else self.wall_clock()
 
     def deliver(self) -> float | None:
         """Send what may go now; the seconds until delivery's next slot (None: nothing waits)."""
@@ -283,6 +304,8 @@ class Follower:
     def input_ended(self) -> bool:
         """Every source ended (a followed folder: only with ``--once``, once it was read)."""
         if self.folder is not None and not (self.folder.stop_at_end and self._folder_scanned):
+            return False
+        if self.replay is not None and self.replay.holding:
             return False
         return all(source.closed for source in self.sources)
 
@@ -306,7 +329,7 @@ class Follower:
                 wait = self.deliver()
                 self.retire()
                 self.save_checkpoint()
-                self._wait(IDLE_WAIT_S if wait is None else min(wait, IDLE_WAIT_S))
+                self._wait(min(w for w in (IDLE_WAIT_S, wait, self._replay_in()) if w is not None))
         except SlackError as error:  # e.g. the token was revoked: what was read is kept
             self.stopped = str(error)
             self._beat()
@@ -322,8 +345,10 @@ class Follower:
         """Deliver the final state; at the end of the input (``end_sessions``) every session
         is settled first (calls still running are interrupted)."""
         self.read()
-        if self.progress is not None:
-            self.progress.close()
+        if self.replay is not None:  # what is still held goes at once
+            now = self.wall_clock()
+            for reader, records in self.replay.release_all():
+                self._apply(reader, records, now)
         if end_sessions:
             self.book.close(expected_results(self._families))
             self._touched.update(self.book.sessions)
@@ -419,6 +444,8 @@ class Follower:
         checkpoints = self.checkpoints
         if checkpoints is None or not self._unsaved or not (force or checkpoints.due()):
             return
+        if self.replay is not None and self.replay.holding:
+            return  # the positions are past records not applied yet
         positions = {
             source.name: position.to_dict()
             for source in self.sources
@@ -427,8 +454,14 @@ class Follower:
         checkpoints.save(self.core, positions)
         self._unsaved = False
 
+    def _replay_in(self) -> float | None:
+        return None if self.replay is None else self.replay.next_in()
+
     def _wait(self, timeout: float) -> None:
         if timeout <= 0:
+            return
+        if self.replay is not None and self.folder is None and all(s.closed for s in self.sources):
+            self.replay.sleep(timeout)  # only held records are left: nothing else wakes us
             return
         if self.folder is not None:
             self.folder.wait_ready(timeout)  # woken by a change in the folder

@@ -3,10 +3,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from pydantic import AliasChoices
 
-from bot.config import load_settings
+from bot.config import Settings, load_settings
 from bot.errors import UsageError
 from bot.session import Verbosity
+from tests.conftest import ROOT
 
 
 @pytest.fixture(autouse=True)
@@ -105,3 +107,18 @@ def test_idle_after_is_ten_minutes_unless_told_and_never_nothing() -> None:
     for wrong in ("0", "soon", "-5m"):
         with pytest.raises(UsageError, match="idle_after"):
             load_settings({"idle_after": wrong})
+
+
+def test_every_setting_is_in_the_readme_under_the_variable_it_is_read_from() -> None:
+    readme = (ROOT / "README.md").read_text()
+    for name, field in Settings.model_fields.items():
+        alias = field.validation_alias
+        variables = alias.choices if isinstance(alias, AliasChoices) else []
+        variable = next((str(v) for v in variables if str(v).isupper()),
+                        "SLACKTAIL_" + name.upper())  # fmt: skip
+        assert f"`{variable}`" in readme, f"{name} ({variable}) is not in the README"
+
+
+def test_an_empty_token_is_no_token(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "")
+    assert load_settings({}).uses_local_slack

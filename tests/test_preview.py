@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -140,11 +141,52 @@ def test_missing_file_is_a_one_line_error_and_exit_2(
     assert err.count("\n") == 1 and "no such file" in err
 
 
-def test_a_folder_given_as_a_file_is_a_one_line_error_and_exit_2(
+def test_a_folder_previews_the_session_files_follow_would_find_in_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    project = tmp_path / "projects" / "webshop"
+    project.mkdir(parents=True)
+    (project / "one.jsonl").write_bytes((FIXTURES / "preview_mentions.jsonl").read_bytes())
+    (project / "two.jsonl").write_bytes((FIXTURES / "claude_stream_seed002.jsonl").read_bytes())
+    (project / "settings.json").write_text('{"theme": "dark"}')  # not a session file
+    assert main(["preview", "--json", str(tmp_path / "projects")]) == 0
+    out, err = capsys.readouterr()
+    document = orjson.loads(out)
+    expected = build_preview([project / "one.jsonl", project / "two.jsonl"])
+    assert [s["session_id"] for s in document["sessions"]] == list(expected.book.sessions)
+    assert document["stats"]["unparsed"] == 0 and err == ""
+
+
+def test_a_glob_previews_what_it_matches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "a.jsonl").write_bytes((FIXTURES / "preview_mentions.jsonl").read_bytes())
+    (tmp_path / "b.log").write_bytes(b"not a log\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["preview", "--json", "*.jsonl"]) == 0
+    (session,) = orjson.loads(capsys.readouterr().out)["sessions"]
+    assert session["session_id"] == "mention-test"
+
+
+def test_standard_input_previews_as_a_file_does(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = FIXTURES / "preview_mentions.jsonl"
+    assert main(["preview", "--json", str(path)]) == 0
+    from_file = capsys.readouterr().out
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(path.read_bytes())))
+    assert main(["preview", "--json", "-"]) == 0
+    assert capsys.readouterr().out == from_file
+
+
+def test_a_folder_without_session_files_is_one_line_naming_what_was_looked_for_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "settings.json").write_text("{}")
     assert main(["preview", str(tmp_path)]) == 2
-    assert "is a directory" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert f"{tmp_path}: no log files (looked for {tmp_path}/**/*.jsonl, " in err
 
 
 def test_a_file_of_garbage_previews_as_nothing_says_so_in_one_line_and_fails(

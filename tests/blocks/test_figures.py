@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 from datetime import UTC, datetime, timedelta, timezone
-from pathlib import Path
 
 import pytest
 from hypothesis import example, given
@@ -17,7 +16,6 @@ from hypothesis import strategies as st
 
 from blocks.figures import (
     SESSION_EMOJI,
-    SESSION_MEANING,
     SESSION_REACTION,
     SESSION_WORD,
     cost,
@@ -233,10 +231,9 @@ SLACK_NAMES = {"⏳": "hourglass_flowing_sand", "💬": "speech_balloon", "💤"
                "✅": "white_check_mark", "❌": "x", "⏹️": "black_square_for_stop"}  # fmt: skip
 
 
-def test_every_session_status_has_an_emoji_a_word_a_reaction_and_a_meaning() -> None:
+def test_every_session_status_has_an_emoji_a_word_and_a_reaction() -> None:
     for table in (SESSION_EMOJI, SESSION_WORD, SESSION_REACTION):
         assert set(table) == set(SessionStatus)
-    assert [status for status, _ in SESSION_MEANING] == list(SessionStatus)
 
 
 @pytest.mark.parametrize(
@@ -265,9 +262,3 @@ def test_an_agents_exit_reads_as_a_person_says_it(
     ended = AgentExited(Origin("s", None, 1), code=code, signal=signal)
     assert exit_words(ended) == words
 
-
-def test_the_readme_legend_is_the_status_table() -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    rows = [f"| {SESSION_EMOJI[status]} | {SESSION_WORD[status]} | `:{SESSION_REACTION[status]}:` "
-            f"| {meaning} |" for status, meaning in SESSION_MEANING]  # fmt: skip
-    assert [row for row in rows if row not in readme] == []
