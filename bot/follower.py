@@ -15,7 +15,8 @@ is posted.
 A source that can say how it ended (a ``run`` command's agent: its exit code, the signal that
 ended it) gives, once its output ended, an ``AgentExited`` record to each session it wrote.
 A stop (the first Ctrl-C) ends the reading and gives delivery ``drain_s`` more seconds, saying
-what it waits for; a second one stops at once (``Stopped``), the state saved for the next start.
+what it waits for; a second one stops at once (``Stopped``), the state saved for the next start
+(``bot.stopping``).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from blocks.figures import SESSION_REACTION, plural
+from blocks.figures import SESSION_REACTION
 from blocks.thread import thread_messages
 from bot.checkpoints import Checkpoints, CoreState
 from bot.delivery import Delivery
@@ -39,14 +40,16 @@ from bot.logs import EventLog
 from bot.metrics import report_of
 from bot.preview import expected_results
 from bot.progress import ProgressBar
-from bot.records import AgentExited, Origin, Record, Unparsed
+from bot.records import Origin, Record, Unparsed
 from bot.redaction import Redactor, redact_record
 from bot.replay import Replay
 from bot.session import SessionBook, SessionSettings, SessionStatus
+from bot.session.ends import exit_records
 from bot.sources.document import DocumentFollower
 from bot.sources.folder import FolderWatch
 from bot.sources.lines import Line, LongLine
 from bot.sources.source import Rewritten, Rotated, Source, Truncated
+from bot.stopping import DRAIN_S, Stopping
 
 RENDER_EVERY_S = 0.5
 RETIRE_AFTER_S = 600.0  # a finished, delivered session idle this long leaves memory...
@@ -113,9 +116,9 @@ class Follower:
         self.not_understood: list[str] = []  # a line for each source of which nothing was read
         self._said: set[str] = set()  # those sources (a rewritten document's new reader too)
         self._exits: dict[str, dict[str, None]] = {}  # a command's source -> the sessions it wrote
-        self._stop = threading.Event()  # set to stop: the reading ends, delivery drains
-        self._drain_s = 30.0
-        self._stop_seen_at: float | None = None  # when the final delivery saw the stop
+        kept = checkpoints is not None and checkpoints.store.path is not None  # a state file
+        self.stopping = Stopping(self.clock, lambda: self.delivery.pending, self.log,
+                                 keeps_state=kept)  # fmt: skip
         for source in sources:
             self.add_source(source)
 
@@ -174,12 +177,8 @@ class Follower:
         ended = ending()
         if ended is None:
             return []
-        line = reader.stats.lines + 1
         self.log.event("agent_ended", source=source.name, code=ended.code, signal=ended.signal)
-        return [
-            AgentExited(Origin(session_id, None, line), code=ended.code, signal=ended.signal)
-            for session_id in sessions
-        ]
+        return exit_records(sessions, ended.code, ended.signal, reader.stats.lines + 1)
 
     def _take(self, reader: SourceReader, records: list[Record], now: datetime) -> None:
         """Apply what was read, or (replaying) hold it until its time comes."""
@@ -311,13 +310,13 @@ class Follower:
 
     # --- the loop -------------------------------------------------------------------------
 
-    def run(self, stop: threading.Event | None = None, drain_s: float = 30.0) -> None:
+    def run(self, stop: threading.Event | None = None, drain_s: float = DRAIN_S) -> None:
         """Follow until every source ended (or ``stop`` is set), then deliver the final state
         (for at most ``drain_s`` seconds after a stop). A stop is slacktail stopping, not the
         agent: its sessions are left running, to be resumed by the next start. A second stop
         (``Stopped``, raised by the signal handler) ends at once, the state saved."""
-        stop = self._stop = stop or threading.Event()
-        self._drain_s = drain_s
+        stop = self.stopping.stop = stop or threading.Event()
+        self.stopping.drain_s = drain_s
         try:
             while not stop.is_set():
                 self.turned_at = self.clock()
@@ -358,10 +357,7 @@ class Follower:
             done = self._flush(deadline_s)
         finally:
             self.save_checkpoint(force=True)
-            if not done and self._stop_seen_at is not None:
-                waiting = plural(self.delivery.pending, "change")
-                later = "; the next start sends them" if self._keeps_state else ""
-                self._say(f"stopped with {waiting} not sent to Slack{later}")
+            self.stopping.ended(done)
         counts = self.delivery.counts
         outcome = "delivered" if done else "delivery_incomplete"
         self.log.event(outcome, sessions=len(self.book.sessions),
@@ -375,32 +371,10 @@ class Follower:
         done = False
         for _ in range(MAX_FLUSHES):
             self.render(force=True)
-            done = self.delivery.flush(deadline_s, stop=self._give_up)
+            done = self.delivery.flush(deadline_s, stop=self.stopping.give_up)
             if not self.delivery.lost_threads:
                 break
         return done
-
-    def _give_up(self) -> bool:
-        """Whether the final delivery stops now: ``drain_s`` after a stop was asked for (said
-        at once: what it waits for, how long, and how to stop at once)."""
-        if not self._stop.is_set():
-            return False
-        if self._stop_seen_at is None:
-            self._stop_seen_at = self.clock()
-            waiting = plural(self.delivery.pending, "change")
-            later = " (the next start sends the rest)" if self._keeps_state else ""
-            self._say(f"stopping: sending the {waiting} still waiting for Slack, for at most "
-                      f"{self._drain_s:g} s; Ctrl-C again stops at once{later}")  # fmt: skip
-        return self.clock() - self._stop_seen_at > self._drain_s
-
-    @property
-    def _keeps_state(self) -> bool:
-        """Whether state outlives this run (a state file): the next start sends the rest."""
-        return self.checkpoints is not None and self.checkpoints.store.path is not None
-
-    def _say(self, text: str) -> None:
-        print(f"slacktail: {text}", file=sys.stderr)
-        self.log.event("stopping", said=text)
 
     def _beat(self) -> None:
         """Tell the health endpoint how things stand (a frozen snapshot: no lock needed)."""

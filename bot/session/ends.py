@@ -10,12 +10,14 @@ end is its result, or the agent's exit (``AgentExited``) when the agent wrote no
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Final
 
 from bot.records import (
     AgentExited,
     AssistantText,
     Delegation,
+    Origin,
     Record,
     ResultStatus,
     Thinking,
@@ -45,3 +47,12 @@ def exit_status(ended: AgentExited) -> ResultStatus:
     if ended.signal is not None:
         return ResultStatus.STOPPED if ended.signal in STOP_SIGNALS else ResultStatus.FAILED
     return ResultStatus.SUCCEEDED if ended.code == 0 else ResultStatus.FAILED
+
+
+def exit_records(
+    sessions: Iterable[str], code: int | None, signal: str | None, line: int
+) -> list[Record]:
+    """The agent's exit as a record of each session it wrote (its output's ``line`` after
+    the last): exit ``code`` and ``signal`` as the agent's command tells them."""
+    return [AgentExited(Origin(session_id, None, line), code=code, signal=signal)
+            for session_id in sessions]  # fmt: skip
