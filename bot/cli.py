@@ -224,7 +224,8 @@ def _preview(args: argparse.Namespace) -> int:
         print(f"slacktail: {said}", file=sys.stderr)
     if preview.read == 0:  # nothing at all could be read: say so with a failing exit
         if not preview.not_understood:
-            print("slacktail: nothing to read: the input is empty", file=sys.stderr)
+            what = "the input is empty" if not preview.records else "its lines are over the limit"
+            print(f"slacktail: nothing to read: {what}", file=sys.stderr)
         return FormatError.exit_code
     return 0
 

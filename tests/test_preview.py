@@ -293,3 +293,14 @@ def test_a_line_over_the_limit_is_said_counted_as_unparsed_and_the_rest_previewe
         f"slacktail: warning: {log}: line 2 is over the limit of 1,024 bytes "
         "(SLACKTAIL_MAX_LINE_BYTES): skipping it to its end\n"
     )
+
+
+def test_a_log_of_only_a_line_over_the_limit_says_that_not_that_it_is_empty(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("SLACKTAIL_MAX_LINE_BYTES", "1024")
+    log = tmp_path / "zeros.log"
+    log.write_bytes(b"\0" * 100_000)  # as ``head -c 100000 /dev/zero`` gives it
+    assert main(["preview", str(log)]) == 2
+    err = capsys.readouterr().err
+    assert err.endswith("slacktail: nothing to read: its lines are over the limit\n")
