@@ -204,15 +204,21 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def _preview(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     import orjson
 
+    from bot.config import load_settings  # SLACKTAIL_MAX_LINE_BYTES
     from bot.errors import FormatError
     from bot.preview import build_preview, preview_document, preview_paths, preview_text
     from bot.session import SessionSettings, Verbosity
 
     settings = SessionSettings(verbosity=Verbosity(args.verbosity))
     paths = preview_paths(args.files, args.patterns or ())
-    preview = build_preview(paths, family=args.format, settings=settings)
+    config = os.environ.get("SLACKTAIL_CONFIG") or None
+    limit = load_settings({}, Path(config) if config else None).max_line_bytes
+    preview = build_preview(paths, family=args.format, settings=settings,
+                            max_line_bytes=limit)  # fmt: skip
     if args.json:
         sys.stdout.buffer.write(orjson.dumps(preview_document(preview), option=orjson.OPT_INDENT_2))
         sys.stdout.buffer.write(b"\n")
@@ -222,7 +228,8 @@ def _preview(args: argparse.Namespace) -> int:
         print(f"slacktail: {said}", file=sys.stderr)
     if preview.read == 0:  # nothing at all could be read: say so with a failing exit
         if not preview.not_understood:
-            print("slacktail: nothing to read: the input is empty", file=sys.stderr)
+            what = "the input is empty" if not preview.records else "its lines are over the limit"
+            print(f"slacktail: nothing to read: {what}", file=sys.stderr)
         return FormatError.exit_code
     return 0
 

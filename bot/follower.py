@@ -47,8 +47,8 @@ from bot.session import SessionBook, SessionSettings, SessionStatus
 from bot.session.ends import exit_records
 from bot.sources.document import DocumentFollower
 from bot.sources.folder import FolderWatch
-from bot.sources.lines import Line, LongLine
-from bot.sources.source import Rewritten, Rotated, Source, Truncated
+from bot.sources.lines import Line, LineOverLimit, LongLine
+from bot.sources.source import Rewritten, Rotated, Source, SourceEvent, Truncated
 from bot.stopping import DRAIN_S, Stopping
 
 RENDER_EVERY_S = 0.5
@@ -145,6 +145,8 @@ class Follower:
             if found:  # one line per scan, however many files it found
                 self.log.event("files_found", count=len(found),
                                sources=[new_file.name for new_file in found[:5]])  # fmt: skip
+            for event in self.folder.take_events():  # a folder it may not read, for a while
+                self._tell(self.folder.name, event)
             self._folder_scanned = True
         for source in self.sources:
             reader = self.readers[source.name]
@@ -204,7 +206,18 @@ class Follower:
         counts = self.counts
         return counts.records == counts.unparsed and not self.book.sessions and not self._archived
 
-    def _records(self, reader: SourceReader, item: Line | LongLine | Truncated) -> list[Record]:
+    def _tell(self, source: str, event: SourceEvent | LineOverLimit) -> None:
+        """What reading goes on through, said once: on stderr and in the log."""
+        if isinstance(event, LineOverLimit):
+            self.log.event("line_over_limit", source=source, line=event.number, limit=event.limit)
+            print(f"slacktail: warning: {event.text(source)}", file=sys.stderr)
+            return
+        self.log.event(event.name, source=source, **dict(event.detail))
+        print(f"slacktail: {event.text}", file=sys.stderr)
+
+    def _records(
+        self, reader: SourceReader, item: Line | LongLine | LineOverLimit | Truncated | SourceEvent
+    ) -> list[Record]:
         if isinstance(item, Line):
             self.counts.lines += 1
             if self.progress is not None:
@@ -215,8 +228,12 @@ class Follower:
             self.log.event("long_line", source=reader.source, line=item.number, bytes=item.size)
             reason = f"line of {item.size:,} bytes, over the limit"
             return [Unparsed(Origin("", None, item.number), reason=reason)]
+        if isinstance(item, (LineOverLimit, SourceEvent)):
+            self._tell(reader.source, item)
+            return []
         name = "rotated" if isinstance(item, Rotated) else "truncated"
-        self.log.event(name, source=reader.source, at=item.offset, size=item.size)
+        # offset: the bytes read of the file before (``at`` is every event's time)
+        self.log.event(name, source=reader.source, offset=item.offset, size=item.size)
         return []
 
     def _rebuild(self, name: str, item: Rewritten) -> SourceReader:

@@ -50,15 +50,15 @@ def stays_up() -> bool:
 
 
 def keep_serving(local: LocalSlack) -> None:
-    """Serve until Ctrl-C (or SIGTERM), saying so."""
-    print(f"slacktail: done. The local Slack keeps serving at {local.page_url} "
-          "until you press Ctrl-C", file=sys.stderr, flush=True)  # fmt: skip
-    _until_interrupted()
+    """Serve until Ctrl-C (or SIGTERM), saying so (once a Ctrl-C would be heard)."""
+    _until_interrupted(f"slacktail: done. The local Slack keeps serving at {local.page_url} "
+                       "until you press Ctrl-C")  # fmt: skip
 
 
-def _until_interrupted() -> None:
+def _until_interrupted(said: str) -> None:
     stop = threading.Event()
     if threading.current_thread() is not threading.main_thread():
+        print(said, file=sys.stderr, flush=True)
         return  # no signal reaches another thread: nobody could end the wait
 
     def handler(signum: int, frame: FrameType | None) -> None:
@@ -66,6 +66,7 @@ def _until_interrupted() -> None:
 
     previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
+        print(said, file=sys.stderr, flush=True)  # the handler is there: a Ctrl-C now is heard
         stop.wait()
     finally:
         for sig, old in previous.items():

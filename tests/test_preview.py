@@ -1,8 +1,12 @@
-"""The preview of every corpus file: statuses, tools, message limits, and the command itself."""
+"""The preview of every corpus file: statuses, tools, message limits, and the command itself,
+which reads a pipe (waiting for its writer, saying so) and a line over the limit in bounded
+memory."""
 
 from __future__ import annotations
 
 import io
+import os
+import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -262,3 +266,47 @@ def test_preview_text_shows_no_duration_for_a_log_without_times() -> None:
     text = preview_text(build_preview([corpus_file("openai-messages", name)]))
     assert "✅ *bash* `python reproduce.py`\n" in text
     assert " · 0.0s" not in text and "$0.0000" not in text and "0 tokens" not in text
+
+
+def test_a_named_pipe_is_waited_for_saying_so_once_then_previewed(tmp_path: Path) -> None:
+    fifo = tmp_path / "agent.pipe"
+    os.mkfifo(fifo)
+    told: list[str] = []
+
+    def tell(text: str) -> None:
+        told.append(text)
+        data = (FIXTURES / "preview_mentions.jsonl").read_bytes()
+        threading.Thread(target=fifo.write_bytes, args=(data,), daemon=True).start()
+
+    preview = build_preview([fifo], tell=tell)
+    assert [session.session_id for session in preview.sessions()] == ["mention-test"]
+    assert told == [f"{fifo}: waiting for a program to write to this pipe (Ctrl-C to stop)"]
+
+
+def test_a_line_over_the_limit_is_said_counted_as_unparsed_and_the_rest_previewed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("SLACKTAIL_MAX_LINE_BYTES", "1024")
+    lines = (FIXTURES / "preview_mentions.jsonl").read_bytes().splitlines(keepends=True)
+    log = tmp_path / "agent.jsonl"
+    log.write_bytes(lines[0] + b'{"huge": "' + b"x" * 300_000 + b'"}\n' + b"".join(lines[1:]))
+    assert main(["preview", "--json", str(log)]) == 0
+    out, err = capsys.readouterr()
+    document = orjson.loads(out)
+    assert [session["status"] for session in document["sessions"]] == ["succeeded"]
+    assert document["stats"]["unparsed"] == 1
+    assert err == (
+        f"slacktail: warning: {log}: line 2 is over the limit of 1,024 bytes "
+        "(SLACKTAIL_MAX_LINE_BYTES): skipping it to its end\n"
+    )
+
+
+def test_a_log_of_only_a_line_over_the_limit_says_that_not_that_it_is_empty(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("SLACKTAIL_MAX_LINE_BYTES", "1024")
+    log = tmp_path / "zeros.log"
+    log.write_bytes(b"\0" * 100_000)  # as ``head -c 100000 /dev/zero`` gives it
+    assert main(["preview", str(log)]) == 2
+    err = capsys.readouterr().err
+    assert err.endswith("slacktail: nothing to read: its lines are over the limit\n")
