@@ -21,7 +21,7 @@ SESSION_EMOJI: Final = {
     SessionStatus.RUNNING: "⏳",
     SessionStatus.SUCCEEDED: "✅",
     SessionStatus.FAILED: "❌",
-    SessionStatus.UNKNOWN: "⏸️",
+    SessionStatus.UNKNOWN: "❔",
 }
 
 SESSION_WORD: Final = {
@@ -31,7 +31,8 @@ SESSION_WORD: Final = {
     SessionStatus.UNKNOWN: "No result recorded",
 }
 
-# Reaction names (not Unicode) for the root message, used by delivery.
+# Reaction names (not Unicode) for the root message, used by delivery: each the name of the
+# status line's emoji above (a reader sees the same mark on the root and in its status line).
 SESSION_REACTION: Final = {
     SessionStatus.RUNNING: "hourglass_flowing_sand",
     SessionStatus.SUCCEEDED: "white_check_mark",

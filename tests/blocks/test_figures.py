@@ -8,13 +8,23 @@ sit on and next to the halves where rounding is decided.
 from __future__ import annotations
 
 import math
+import re
 from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
 
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from blocks.figures import cost, count, duration, slack_date
+from blocks.figures import (
+    SESSION_EMOJI,
+    SESSION_REACTION,
+    cost,
+    count,
+    duration,
+    slack_date,
+)
+from bot.session import SessionStatus
 
 
 def plain_duration(seconds: float) -> str:
@@ -211,3 +221,16 @@ def test_counts_read_as_format_specs_write_them(n: int) -> None:
 )
 def test_slack_date_fallback_reads_as_strftime_writes_it(at: datetime) -> None:
     assert slack_date(at).endswith("|" + at.strftime("%Y-%m-%d %H:%M UTC") + ">")
+
+
+def slack_emoji_names() -> dict[str, str]:
+    """Slack's emoji names and their characters, as the local Slack's page draws them."""
+    page = (Path(__file__).parents[2] / "bot" / "localslack" / "page.html").read_text()
+    table = page[page.index("const EMOJI = {") : page.index("};", page.index("const EMOJI = {"))]
+    pairs = re.findall(r'("?[\w+-]+"?): "([^"]+)"', table)
+    return {name.strip('"'): glyph for name, glyph in pairs}
+
+
+@pytest.mark.parametrize("status", list(SessionStatus))
+def test_a_sessions_reaction_is_the_emoji_of_its_status_line(status: SessionStatus) -> None:
+    assert slack_emoji_names()[SESSION_REACTION[status]] == SESSION_EMOJI[status]
