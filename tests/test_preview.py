@@ -214,3 +214,19 @@ def test_preview_text_shows_no_duration_for_a_log_without_times() -> None:
     text = preview_text(build_preview([corpus_file("openai-messages", name)]))
     assert "✅ *bash* `python reproduce.py`\n" in text
     assert " · 0.0s" not in text and "$0.0000" not in text and "0 tokens" not in text
+
+
+def test_the_readme_examples_final_answer_is_shown_once_by_its_result() -> None:
+    example = Path(__file__).parents[1] / "examples" / "claude-session.jsonl"
+    (session,) = build_preview([example]).sessions()
+    answer = "now sums `Decimal` prices, so the result no longer depends on item order"
+    assert [m.key for m in thread_messages(session) if answer in str(m.payload())] == ["result"]
+
+
+def test_a_transcripts_root_names_its_model_and_what_it_was_asked() -> None:
+    (session,) = build_preview(
+        [corpus_file("claude-transcript", "marot__spotter__subagent.jsonl")]
+    ).sessions()
+    root = orjson.dumps(thread_messages(session)[0].payload()).decode()
+    assert "claude-opus-4-6" in root and "haiku" not in root
+    assert "> /handgemacht:create-beads websearch to learn how to fastest setup credo" in root

@@ -68,6 +68,7 @@ from bot.session.tool_calls import (
 
 EARLY_RESULTS = 64  # results kept while their calls have not come; the oldest is dropped past it
 EARLY_OUTPUT_CAP = 100_000  # characters of such a result's output kept (its preview is shorter)
+PROMPT_CAP: Final = 500  # characters of the first prompt kept (the root shows a line or two)
 HELD_RECORDS: Final = 5_000  # records of one subagent held until its call is known
 
 
@@ -97,6 +98,7 @@ class SessionInfo:
     cwd: str | None = None
     version: str | None = None
     title: str | None = None
+    prompt: str | None = None  # the person's first prompt: what the session was asked to do
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
@@ -124,7 +126,8 @@ class Session:
         # subagent id -> its records (with their time and whether shown) until its call is known
         self._held: dict[str, list[tuple[Record, datetime | None, bool]]] = {}
         self._keys = 0
-        self._last_text: str | None = None  # the last assistant text, if shown as a batch
+        # Where the last assistant text shown went: a text batch, or a tool group's remark.
+        self._last_said: TextBatch | ToolGroup | None = None
         self._results = 0
         self._threshold = self.settings.verbosity.threshold
         # Results that came before their call (a log written out of order), until it comes.
@@ -263,17 +266,17 @@ class Session:
         last = self.items[-1] if self.items else None
         if isinstance(last, TextBatch) and not last.is_full:
             last.add(record.text, record.delta)
-            self._last_text = record.text
+            self._last_said = last
             return
         text = record.text.strip()
         remark = isinstance(last, ToolGroup) and not record.delta and "```" not in text
         if remark and last.add_remark(text, NARRATION_LIMIT):  # type: ignore[union-attr]
-            self._last_text = None
+            self._last_said = last  # type: ignore[assignment]
             return
         batch = TextBatch(self._key("text"))
         batch.add(record.text.lstrip("\n") if record.delta else record.text, record.delta)
         self.items.append(batch)
-        self._last_text = record.text
+        self._last_said = batch
 
     def _thinking(self, record: Thinking, at: datetime | None, shown: bool) -> None:
         if shown and self._parent_of(record) not in self.calls:
@@ -281,8 +284,13 @@ class Session:
             self.items.append(NoticeItem(self._key("thinking"), "thinking", text))
 
     def _user_text(self, record: UserText, at: datetime | None, shown: bool) -> None:
-        if shown and self._parent_of(record) not in self.calls:
-            text = record.text.strip()
+        if self._parent_of(record) in self.calls:
+            return
+        text = record.text.strip()
+        info = self.info
+        if info.prompt is None and text and record.parent_call is None and not record.subagent:
+            info.prompt = text[:PROMPT_CAP]
+        if shown:
             self.items.append(UserTurn(self._key("user"), text[:USER_TEXT_CAP], len(text)))
 
     def _tool_call(self, record: ToolCall, at: datetime | None, shown: bool) -> None:
@@ -450,12 +458,23 @@ class Session:
         self._interrupt_open_calls()
         self._results += 1
         key = "result" if self._results == 1 else f"result:{self._results}"
-        last_text = self._last_text
-        repeats = bool(last_text and record.text and record.text.strip() == last_text.strip())
+        repeats = bool(record.text) and self._said_already(record.text or "")
+        self._last_said = None
         if record.text is not None and len(record.text) > RESULT_TEXT_CAP:
             record = dataclasses.replace(record, text=record.text[:RESULT_TEXT_CAP])
             self.result = record  # keep what the result message shows, not the whole answer
         self.items.append(ResultItem(key, record, repeats))
+
+    def _said_already(self, answer: str) -> bool:
+        """Whether a text message already shows the final ``answer`` (its result message then
+        leaves it out). An answer said as a remark in a tool group is taken out of the group:
+        the result message shows it, where a reader looks for the answer."""
+        said, answer = self._last_said, answer.strip()
+        if isinstance(said, TextBatch):
+            return " ".join(said.text.split()).endswith(" ".join(answer.split()))
+        if isinstance(said, ToolGroup):
+            said.take_remark(answer)
+        return False
 
     def _interrupt_open_calls(self) -> None:
         for call in self.calls.values():

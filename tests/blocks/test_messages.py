@@ -94,6 +94,30 @@ def test_root_status_line_shows_the_result_cost_and_todos() -> None:
     assert status == "✅ *Succeeded* · no tools yet · 9.0s · $0.42 · 1.5k tokens out · todos 1/2"
 
 
+def prompt(text: str, line: int = 2, **origin: str) -> UserText:
+    return UserText(Origin("s1", at(line), line, **origin), text=text)
+
+
+def test_root_says_what_the_session_was_asked_in_its_first_prompts_first_two_lines() -> None:
+    asked = "Fix the flaky <checkout> test.\n\nRun it 20 times.\nThen commit."
+    root = thread(start(), prompt(asked), prompt("And update the docs.", 3))["root"]
+    quoted = "> Fix the flaky &lt;checkout&gt; test.\n> Run it 20 times. …"
+    assert root.blocks[1] == {"type": "section", "text": {"type": "mrkdwn", "text": quoted}}
+
+
+def test_a_long_prompt_line_is_cut_in_the_root() -> None:
+    root = thread(start(), prompt("word " * 200))["root"]
+    quoted = root.blocks[1]["text"]["text"]
+    assert quoted.startswith("> word word") and quoted.endswith("…") and len(quoted) < 160
+
+
+def test_a_subagents_prompt_is_not_what_the_session_was_asked() -> None:
+    records = [start(), prompt("List the tests.", parent_call="t"), prompt("Lint.", subagent="a1")]
+    root = thread(*records)["root"]
+    assert [block["type"] for block in root.blocks] == ["header", "section", "context"]
+    assert "Lint" not in shown(root) and "List the tests" not in shown(root)
+
+
 def test_tool_line_shows_status_name_summary_and_duration() -> None:
     call = ToolCall(Origin("s1", at(1), 2), call_id="a", name="Bash", input={"command": "npm test"})
     result = ToolResult(Origin("s1", at(3.5), 3), call_id="a", output="12 passed\nok")
