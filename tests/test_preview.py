@@ -121,7 +121,7 @@ def test_preview_text_shows_the_thread_readably(capsys: pytest.CaptureFixture[st
     assert main(["preview", str(path)]) == 0
     out = capsys.readouterr().out
     assert "🤖 Claude Code" in out
-    assert "✅ *Glob* `**/*.py in /home/user/fulltest`" in out
+    assert "✅ *Glob* `**/*.py`" in out  # in the working directory
     assert "Session succeeded" in out
     assert "&lt;" not in out  # the terminal shows text, not Slack's escapes
 

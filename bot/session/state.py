@@ -64,6 +64,7 @@ from bot.session.tool_calls import (
     ToolStatus,
     describe_call,
     output_preview,
+    result_preview,
 )
 
 EARLY_RESULTS = 64  # results kept while their calls have not come; the oldest is dropped past it
@@ -302,7 +303,7 @@ class Session:
         call = ToolCallState(  # positional (id, name, summary, status, parent, started_at)
             record.call_id,
             sys.intern(record.name),  # a handful of names, repeated in every session
-            describe_call(record.name, record.input, record.raw_input),
+            describe_call(record.name, record.input, record.raw_input, self.info.cwd),
             ToolStatus.RUNNING,
             parent,
             at,
@@ -389,7 +390,12 @@ class Session:
         limit = ANSWER_LIMIT if call.delegate is not None else (
             PREVIEW_LIMIT if record.is_error else OK_PREVIEW_LIMIT
         )
-        call.output, call.output_size, call.output_lines = output_preview(record.output, limit)
+        if call.delegate is not None:  # a member's answer: shown as it said it
+            call.output, call.output_size, call.output_lines = output_preview(record.output, limit)
+        else:
+            call.output, call.output_size, call.output_lines = result_preview(
+                record.output, limit, record.is_error, self.info.cwd
+            )
         top_level = call.parent is None or call.parent not in self.calls
         if shown and record.is_error and top_level and not call.shown:
             self._show_in_group(call.id)  # quiet: a failed call still shows

@@ -374,3 +374,22 @@ def test_a_result_note_reads_as_the_plain_way_writes_it(
 ) -> None:
     call.output, call.output_size, call.output_lines = output, size, lines
     assert _result_note(call) == plain_result_note(call)
+
+
+def test_an_edit_below_the_working_directory_reads_relative_and_without_its_echo() -> None:
+    path = "/home/me/project/src/app.py"
+    edit = ToolCall(Origin("s1", at(1), 2), call_id="e", name="Edit", input={"file_path": path})
+    said = f"The file {path} has been updated."
+    done = ToolResult(Origin("s1", at(2), 3), call_id="e", output=said)
+    tools = thread(start(), edit, done)["tools:1"]
+    assert [block["type"] for block in tools.blocks] == ["section"]
+    assert tools.blocks[0]["text"]["text"] == "✅ *Edit* `src/app.py` · 1.0s"
+
+
+def test_a_read_result_runs_its_lines_together_without_their_numbers() -> None:
+    path = "/home/me/project/mix.exs"
+    read = ToolCall(Origin("s1", at(1), 2), call_id="r", name="Read", input={"file_path": path})
+    lines = "     1→defmodule Spotter do\n     2→  use Mix.Project\n     3→end"
+    done = ToolResult(Origin("s1", at(2), 3), call_id="r", output=lines)
+    note = thread(start(), read, done)["tools:1"].blocks[1]["elements"][0]["text"]
+    assert note == "→ defmodule Spotter do use Mix.Project end _(3 lines)_"
