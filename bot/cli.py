@@ -1,4 +1,9 @@
-"""slacktail's command line."""
+"""slacktail's command line.
+
+``slacktail --help`` must answer at once: this module imports nothing but the standard library's
+argument parsing. Each command imports what it needs when it runs (the settings' pydantic, the
+formats, slack_sdk and the local Slack cost half a second together).
+"""
 
 from __future__ import annotations
 
@@ -7,48 +12,79 @@ import os
 import sys
 import traceback
 from collections.abc import Sequence
-from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
 
-import orjson
+from bot import __version__
+from bot.secret_flags import refusal
 
-from bot import __version__, commands
-from bot.build import description
-from bot.config import Settings, load_settings
-from bot.errors import FormatError, SlacktailError
-from bot.formats import FAMILIES
-from bot.logs import LEVELS, EventLog, with_logging
-from bot.preview import build_preview, preview_document, preview_text
-from bot.session import SessionSettings, Verbosity
+if TYPE_CHECKING:
+    from bot.config import Settings
+    from bot.logs import EventLog
+
+VERBOSITIES = ("quiet", "normal", "verbose")  # bot.session.Verbosity's values
+LOG_LEVELS = ("debug", "info", "warning", "error")  # bot.logs.LEVELS, lowest first
+INTERRUPTED = 130  # a shell's code for a command stopped by Ctrl-C
+
+PATH_HELP = (
+    "a log file; a folder (the agents' session files below it, or --pattern's); a glob such as "
+    "'~/.claude/projects/*/*.jsonl' (quoted); or - for standard input"
+)
+EPILOG = """\
+With no SLACK_BOT_TOKEN in the environment, follow and run post to a local Slack that
+slacktail starts on 127.0.0.1 and prints the address of. Examples:
+
+  slacktail follow --replay-speed 5 examples/claude-session.jsonl
+  claude -p "fix the test" --output-format stream-json --verbose | slacktail follow -
+  slacktail follow ~/.claude/projects
+  slacktail preview --json agent.jsonl
+
+Each command has its own --help."""
+
+
+class _BadArguments(Exception):
+    """The command line could not be parsed: said by ``main``, never echoing a secret."""
+
+    def __init__(self, parser: argparse.ArgumentParser, message: str) -> None:
+        super().__init__(message)
+        self.parser = parser
+        self.message = message
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors come back to ``main`` (argparse would print the
+    arguments it could not place, a token given as a flag among them)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise _BadArguments(self, message)
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="slacktail", description="Post what AI agents are doing to Slack."
-    )
-    version = f"slacktail {__version__} ({description()})"
-    parser.add_argument("--version", action="version", version=version)
-    subcommands = parser.add_subparsers(dest="command", required=True)
+    parser = _Parser(
+        prog="slacktail", description="Post what AI agents are doing to Slack.", epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )  # fmt: skip
+    parser.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
+    subcommands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     preview = subcommands.add_parser(
-        "preview", help="show the threads a log becomes, as they would finally look"
+        "preview", help="no Slack at all: print the threads a log becomes, as they finally look"
     )
-    preview.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    preview.add_argument("files", nargs="+", metavar="PATH", help=PATH_HELP)
     preview.add_argument("--json", action="store_true", help="print one JSON document")
-    preview.add_argument("--format", choices=sorted(FAMILIES), help="skip format detection")
-    preview.add_argument(
-        "--verbosity",
-        choices=[v.value for v in Verbosity],
-        default=Verbosity.NORMAL.value,
-        help="what to show (default: normal)",
-    )
+    preview.add_argument("--format", type=_family, metavar="FAMILY", help=FORMAT_HELP)
+    preview.add_argument("--verbosity", choices=VERBOSITIES, default="normal",
+                         help="what to show (default: normal)")  # fmt: skip
+    _pattern_option(preview)
     follow = subcommands.add_parser(
         "follow", help="keep the Slack threads of a log's sessions current as it is written"
     )
-    follow.add_argument("path", metavar="PATH", help="a log file, or - for standard input")
+    follow.add_argument("path", metavar="PATH", help=PATH_HELP)
     follow.add_argument("--once", action="store_true",
-                        help="process what is there, deliver the final state and exit")  # fmt: skip
-    follow.add_argument("--pattern", action="append", dest="patterns", metavar="GLOB",
-                        help="under a folder, follow the files this glob (relative to it) "
-                        "names, instead of the agents' session files; repeatable")  # fmt: skip
+                        help="read what is there, deliver the final state and stop (a local "
+                        "Slack it started stays up until Ctrl-C, on a terminal)")  # fmt: skip
+    follow.add_argument("--replay-speed", type=_speed, metavar="N",
+                        help="replay a finished log at N times the pace it was written, from "
+                        "its own timestamps (lines without one are read as they come)")  # fmt: skip
+    _pattern_option(follow)
     _slack_options(follow)
     run = subcommands.add_parser(
         "run", help="run an agent, show its output, and post what it does to Slack"
@@ -56,26 +92,38 @@ def _parser() -> argparse.ArgumentParser:
     _slack_options(run)
     run.add_argument("agent", nargs=argparse.REMAINDER, metavar="-- CMD ARGS...",
                      help="the agent's command line, after --")  # fmt: skip
-    local = subcommands.add_parser("local-slack", help="run the local Slack alone")
-    local.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (0: a free one)")
+    subcommands.add_parser("local-slack", add_help=False,
+                           help="run the local Slack alone (see local-slack --help)")  # fmt: skip
     return parser
+
+
+FORMAT_HELP = "skip format detection: read the log as this family (see README: Log formats)"
+
+
+def _pattern_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--pattern", action="append", dest="patterns", metavar="GLOB",
+                        help="under a folder, the files this glob (relative to it) names, "
+                        "instead of the agents' session files; repeatable")  # fmt: skip
 
 
 def _slack_options(parser: argparse.ArgumentParser) -> None:
     """Settings flags; each overrides its SLACKTAIL_* variable and the settings file. There
     is no flag for a token: SLACK_BOT_TOKEN comes from the environment only."""
-    parser.add_argument("--channel", help="channel name or id (default: SLACKTAIL_CHANNEL)")
-    parser.add_argument("--thread-ts", help="post into this existing thread")
+    parser.add_argument("--channel", metavar="NAME",
+                        help="channel name or id (default: SLACKTAIL_CHANNEL)")  # fmt: skip
+    parser.add_argument("--thread-ts", metavar="TS", help="post into this existing thread")
     parser.add_argument("--broadcast-result", action="store_true", default=None,
                         help="also send each session's result to the channel")  # fmt: skip
-    parser.add_argument("--format", choices=sorted(FAMILIES), help="skip format detection")
-    parser.add_argument("--verbosity", choices=[v.value for v in Verbosity])
-    parser.add_argument("--slack-api-url", help="the Web API base URL (SLACK_API_URL)")
-    parser.add_argument("--config", type=Path, help="a TOML settings file (SLACKTAIL_CONFIG)")
-    parser.add_argument("--state-dir", type=Path,
+    parser.add_argument("--format", type=_family, metavar="FAMILY", help=FORMAT_HELP)
+    parser.add_argument("--verbosity", choices=VERBOSITIES,
+                        help="what to show (default: normal)")  # fmt: skip
+    parser.add_argument("--slack-api-url", metavar="URL",
+                        help="the Web API base URL (SLACK_API_URL)")  # fmt: skip
+    parser.add_argument("--config", metavar="FILE", help="a TOML settings file (SLACKTAIL_CONFIG)")
+    parser.add_argument("--state-dir", metavar="DIR",
                         help="where positions and sent messages are kept across restarts "
                         "(default: $XDG_STATE_HOME/slacktail)")  # fmt: skip
-    parser.add_argument("--health-port", type=int,
+    parser.add_argument("--health-port", type=_port, metavar="PORT",
                         help="serve /healthz and Prometheus /metrics on this port")  # fmt: skip
     _redaction_options(parser)
 
@@ -87,12 +135,52 @@ def _redaction_options(parser: argparse.ArgumentParser) -> None:
                         metavar="[NAME::]REGEX", help="also redact what this matches")  # fmt: skip
     parser.add_argument("--redact-allow", action="append", dest="redact_allowlist",
                         metavar="TEXT|re:REGEX", help="never redact this")  # fmt: skip
-    parser.add_argument("--log-level", choices=sorted(LEVELS, key=LEVELS.__getitem__))
+    parser.add_argument("--log-level", choices=LOG_LEVELS)
     parser.add_argument("--debug", action="store_const", const="debug", dest="log_level",
                         help="log at debug level (secrets are still redacted)")  # fmt: skip
 
 
+class _Version(argparse.Action):
+    """``--version``: which core runs is asked only then (asking imports the core)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any, **__: Any) -> None:
+        from bot.build import description
+
+        print(f"slacktail {__version__} ({description()})")
+        parser.exit()
+
+
+def _family(name: str) -> str:
+    """A ``--format`` value: a registered family (the registry is imported only to check)."""
+    from bot.formats import FAMILIES
+
+    if name not in FAMILIES:
+        raise argparse.ArgumentTypeError(f"{name!r} is not a log family; one of: "
+                                         + ", ".join(sorted(FAMILIES)))  # fmt: skip
+    return name
+
+
+def _speed(text: str) -> float:
+    try:
+        speed = float(text)
+    except ValueError:
+        speed = 0.0
+    if not 0 < speed < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: a positive number, e.g. 5 for 5 times faster")
+    return speed
+
+
+def _port(text: str) -> int:
+    if not text.isdigit() or not 0 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r}: a port number, 0 to 65535")
+    return int(text)
+
+
 def _settings(args: argparse.Namespace) -> Settings:
+    from pathlib import Path
+
+    from bot.config import load_settings
+
     flags = {
         "channel": args.channel,
         "thread_ts": args.thread_ts,
@@ -107,13 +195,26 @@ def _settings(args: argparse.Namespace) -> Settings:
         "log_level": args.log_level,
         "patterns": getattr(args, "patterns", None),  # follow only
     }
-    config = args.config or (Path(p) if (p := os.environ.get("SLACKTAIL_CONFIG")) else None)
-    return load_settings(flags, config)
+    config = args.config or os.environ.get("SLACKTAIL_CONFIG") or None
+    return load_settings(flags, Path(config) if config else None)
 
 
 def _preview(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    import orjson
+
+    from bot.config import load_settings  # SLACKTAIL_MAX_LINE_BYTES
+    from bot.errors import FormatError
+    from bot.preview import build_preview, preview_document, preview_paths, preview_text
+    from bot.session import SessionSettings, Verbosity
+
     settings = SessionSettings(verbosity=Verbosity(args.verbosity))
-    preview = build_preview(args.files, family=args.format, settings=settings)
+    paths = preview_paths(args.files, args.patterns or ())
+    config = os.environ.get("SLACKTAIL_CONFIG") or None
+    limit = load_settings({}, Path(config) if config else None).max_line_bytes
+    preview = build_preview(paths, family=args.format, settings=settings,
+                            max_line_bytes=limit)  # fmt: skip
     if args.json:
         sys.stdout.buffer.write(orjson.dumps(preview_document(preview), option=orjson.OPT_INDENT_2))
         sys.stdout.buffer.write(b"\n")
@@ -123,34 +224,74 @@ def _preview(args: argparse.Namespace) -> int:
         print(f"slacktail: {said}", file=sys.stderr)
     if preview.read == 0:  # nothing at all could be read: say so with a failing exit
         if not preview.not_understood:
-            print("slacktail: nothing to read: the input is empty", file=sys.stderr)
+            what = "the input is empty" if not preview.records else "its lines are over the limit"
+            print(f"slacktail: nothing to read: {what}", file=sys.stderr)
         return FormatError.exit_code
     return 0
 
 
+def _command(args: argparse.Namespace, log: EventLog) -> int:
+    if args.command == "preview":
+        return _preview(args)
+    from bot import commands
+    from bot.logs import with_logging
+
+    settings = with_logging(_settings(args), log)
+    if args.command == "follow":
+        return commands.follow(settings, args.path, once=args.once, log=log,
+                               replay_speed=args.replay_speed)  # fmt: skip
+    argv = args.agent[1:] if args.agent[:1] == ["--"] else args.agent
+    return commands.run(settings, argv, log=log)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["local-slack"]:  # its options are the local Slack's own (bot.localslack)
+        return _local_slack(argv[1:])
+    try:
+        args = _parser().parse_args(argv)
+    except _BadArguments as bad:
+        return _bad_arguments(bad, argv)
+    from bot.errors import SlacktailError
+    from bot.logs import EventLog
+
     log = EventLog(sys.stderr)
     try:
-        if args.command == "preview":
-            return _preview(args)
-        if args.command == "follow":
-            settings = with_logging(_settings(args), log)
-            return commands.follow(settings, args.path, once=args.once, log=log)
-        if args.command == "run":
-            argv = args.agent[1:] if args.agent[:1] == ["--"] else args.agent
-            return commands.run(with_logging(_settings(args), log), argv, log=log)
-        if args.command == "local-slack":
-            return commands.local_slack(args.port)
+        return _command(args, log)
     except SlacktailError as error:
-        print(f"slacktail: error: {error}", file=sys.stderr)
+        print(log.redacted(f"slacktail: error: {error}"), file=sys.stderr)
         return error.exit_code
+    except KeyboardInterrupt:  # Ctrl-C where no handler of slacktail's own was waiting for it
+        print("slacktail: interrupted", file=sys.stderr)
+        return INTERRUPTED
     except BrokenPipeError:
         return 0
     except Exception:  # unexpected: its traceback, with any secret in it redacted
         sys.stderr.write(log.redacted(traceback.format_exc()))
         return 1
+
+
+def _bad_arguments(bad: _BadArguments, argv: list[str]) -> int:
+    """One line for a command line that could not be parsed; a secret given as a flag is
+    refused without a word of its value."""
+    said = refusal(argv)
+    if said is None:
+        from bot.redaction import Redactor
+
+        bad.parser.print_usage(sys.stderr)
+        said = Redactor().redact(bad.message)
+    print(f"{bad.parser.prog}: error: {said}", file=sys.stderr)
     return 2
+
+
+def _local_slack(argv: list[str]) -> int:
+    said = refusal(argv, allowed=("--token",))  # the local Slack's own token is no secret
+    if said is not None:
+        print(f"slacktail local-slack: error: {said}", file=sys.stderr)
+        return 2
+    from bot.commands import local_slack
+
+    return local_slack(argv)
 
 
 if __name__ == "__main__":

@@ -3,10 +3,14 @@ and checked, then the follower's loop until the input ends or the user stops it.
 
 from __future__ import annotations
 
+import os
 import secrets
+import shutil
 import signal
+import socket
 import sys
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -20,9 +24,11 @@ from bot.delivery.startup import reach_slack
 from bot.errors import FormatError, UsageError
 from bot.follower import Follower
 from bot.health import HealthServer, Heartbeat
+from bot.local_slack import keep_serving, local_channel, serve_alone, start_local_slack, stays_up
 from bot.localslack import LocalSlack
 from bot.logs import EventLog, redactor_for
 from bot.progress import ProgressBar
+from bot.replay import Replay
 from bot.session import SessionSettings
 from bot.sources.command import AgentCommand
 from bot.sources.folder import FolderWatch
@@ -40,6 +46,17 @@ class Slack:
     api: SlackApi
     channel: str
     local: LocalSlack | None = None
+    keep_serving: bool = False  # the local Slack stays up after the work, until Ctrl-C
+
+    def work_done(self, *, interrupted: bool) -> None:
+        """The input ended (or the agent exited): a local Slack started here stays up for the
+        person reading its page, unless Ctrl-C ended the work or nobody is at a terminal."""
+        if self.local is None or interrupted:
+            return
+        self.keep_serving = stays_up()
+        if not self.keep_serving:
+            print("slacktail: done; the local Slack stops with slacktail (run on a terminal, "
+                  "it stays up until Ctrl-C)", file=sys.stderr)  # fmt: skip
 
     def destination(self, thread_ts: str | None) -> str:
         """What the store's record of sent messages is kept for: a workspace's channel (or
@@ -85,11 +102,14 @@ def connected(settings: Settings, log: EventLog) -> Iterator[Slack]:
     a local Slack started here (its page's address is printed)."""
     if settings.slack_bot_token is None:
         token = "xoxb-local-" + secrets.token_hex(8)
-        with LocalSlack(token=token, port=settings.local_slack_port) as local:
+        with start_local_slack(token, settings.local_slack_port) as local:
             print(f"slacktail: no SLACK_BOT_TOKEN set: posting to a local Slack at "
                   f"{local.page_url}", file=sys.stderr)  # fmt: skip
             api = SlackApi(token, local.base_url, redactor=redactor_for(settings))
-            yield Slack(api, api.find_channel(settings.channel or LOCAL_CHANNEL), local)
+            slack = Slack(api, local_channel(local, api, settings.channel or LOCAL_CHANNEL), local)
+            yield slack
+            if slack.keep_serving:
+                keep_serving(local)
         return
     if settings.channel is None:
         raise UsageError("no channel: pass --channel NAME or set SLACKTAIL_CHANNEL")
@@ -101,29 +121,74 @@ def connected(settings: Settings, log: EventLog) -> Iterator[Slack]:
     yield Slack(api, channel)
 
 
-def follow(settings: Settings, path: str, *, once: bool, log: EventLog) -> int:
+def follow(
+    settings: Settings, path: str, *, once: bool, log: EventLog, replay_speed: float | None = None
+) -> int:
     check_target(path)
+    check_ports(settings)
     with connected(settings, log) as slack, kept_state(settings, slack, job_of(path), log) as state:
         spool_dir = None if state.store.path is None else state.store.path.parent / "spool"
         target = target_for(path, once=once, restored=state.restored, spool_dir=spool_dir,
                             max_line_bytes=settings.max_line_bytes,
                             patterns=settings.patterns)  # fmt: skip
         try:
-            bar = ProgressBar(target.size, Path(path).name) if once and target.size else None
+            bar = ProgressBar(target.size, Path(path).name, min_bytes=0) if once else None
             # Counters are gathered each turn only for a health endpoint to serve them.
             heartbeat = Heartbeat() if settings.health_port is not None else None
+            replay = Replay(replay_speed) if replay_speed is not None else None
             follower = _follower(settings, slack, target.sources, log, bar, state,
-                                 folder=target.folder, heartbeat=heartbeat)  # fmt: skip
-            with _health(settings, heartbeat, log), _stop_on_signals() as stop:
+                                 folder=target.folder, heartbeat=heartbeat,
+                                 replay=replay)  # fmt: skip
+            with _health(settings, heartbeat, log), _stop_on_signals() as stop, _shown(bar, log):
                 follower.run(stop)
             target.clean_up()
         finally:
             target.close()
-    if once and follower.nothing_read:
-        if follower.not_understood:  # each source's line is said already
-            return FormatError.exit_code
-        raise FormatError(f"{path}: nothing to read (no log lines{_looked_for(target)})")
+        if once and follower.nothing_read:
+            if follower.not_understood:  # each source's line is said already
+                return FormatError.exit_code
+            raise FormatError(f"{path}: nothing to read (no log lines{_looked_for(target)})")
+        slack.work_done(interrupted=stop.is_set())
     return 0
+
+
+@contextmanager
+def _shown(bar: ProgressBar | None, log: EventLog) -> Iterator[None]:
+    """The bar drawn while following, what else goes to stderr on lines above it."""
+    if bar is None:
+        yield
+        return
+    try:
+        with bar.lines_above(log):
+            yield
+    finally:
+        bar.close()
+
+
+def check_ports(settings: Settings) -> None:
+    """A health port that is taken is said before Slack is reached (or a local one started)."""
+    port = settings.health_port
+    if port is None or port == 0:
+        return
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((settings.health_host, port))
+        except OSError as error:
+            raise UsageError(f"health port {settings.health_host}:{port}: "
+                             f"{error.strerror or error}") from None  # fmt: skip
+
+
+def check_command(argv: Sequence[str]) -> None:
+    """An agent's command that cannot be run is said before Slack is reached."""
+    if not argv:
+        raise UsageError("no command to run (give it after --)")
+    command = argv[0]
+    if os.sep in command:
+        if not os.path.isfile(command):
+            raise UsageError(f"{command}: command not found")
+    elif shutil.which(command) is None:
+        raise UsageError(f"{command}: command not found")
 
 
 def _looked_for(target: Target) -> str:
@@ -132,6 +197,8 @@ def _looked_for(target: Target) -> str:
 
 
 def run(settings: Settings, argv: Sequence[str], *, log: EventLog) -> int:
+    check_command(argv)
+    check_ports(settings)
     with connected(settings, log) as slack, kept_state(settings, slack, "run", log) as state:
         command = AgentCommand(argv, max_line_bytes=settings.max_line_bytes)  # forwards signals
         if state.restored.core is not None:  # a new agent's output: read from its start
@@ -143,6 +210,7 @@ def run(settings: Settings, argv: Sequence[str], *, log: EventLog) -> int:
             code = command.wait()
         finally:
             command.close()
+        slack.work_done(interrupted=bool(command.signals))
     log.event("agent_exited", code=code)
     return code
 
@@ -150,13 +218,17 @@ def run(settings: Settings, argv: Sequence[str], *, log: EventLog) -> int:
 def _follower(
     settings: Settings, slack: Slack, sources: list[Source], log: EventLog,
     progress: ProgressBar | None, state: State, *, folder: FolderWatch | None = None,
-    heartbeat: Heartbeat | None = None,
+    heartbeat: Heartbeat | None = None, replay: Replay | None = None,
 ) -> Follower:  # fmt: skip
     ledger = state.store.ledger(slack.destination(settings.thread_ts))
     delivery = Delivery(
         slack.api, slack.channel, pacing=Pacing(settings.rate_scale), thread_ts=settings.thread_ts,
         broadcast_result=settings.broadcast_result, log=log, ledger=ledger,
+        sleep=time.sleep if progress is None else progress.sleep,
     )  # fmt: skip
+    if progress is not None:  # the bar shows what was sent as well as what was read
+        progress.watch_delivery(lambda: (delivery.counts.posts + delivery.counts.updates,
+                                         delivery.pending))  # fmt: skip
     session_settings = SessionSettings(
         verbosity=settings.verbosity, orphan_after_s=settings.orphan_after_s
     )
@@ -164,7 +236,7 @@ def _follower(
     return Follower(sources, delivery, settings=session_settings, family=settings.format,
                     log=log, progress=progress, checkpoints=state.checkpoints,
                     core=core, redactor=redactor_for(settings), folder=folder,
-                    heartbeat=heartbeat)  # fmt: skip
+                    heartbeat=heartbeat, replay=replay)  # fmt: skip
 
 
 @contextmanager
@@ -197,7 +269,6 @@ def _stop_on_signals() -> Iterator[threading.Event]:
             signal.signal(sig, old)
 
 
-def local_slack(port: int) -> int:
-    from bot.localslack.__main__ import run as serve
-
-    return serve(["--port", str(port)])
+def local_slack(argv: Sequence[str]) -> int:
+    """``slacktail local-slack [OPTIONS]``: the local Slack alone, until Ctrl-C."""
+    return serve_alone(argv)

@@ -112,6 +112,12 @@ class Settings(BaseSettings):
                                  "e.g. **/*.jsonl")  # fmt: skip
         return value
 
+    @field_validator(*_SECRETS, mode="before")
+    @classmethod
+    def _empty_secret_is_none(cls, value: object) -> object:
+        """``SLACK_BOT_TOKEN=`` (set, but empty) is no token: the local Slack is used."""
+        return None if isinstance(value, str) and not value.strip() else value
+
     @field_validator("slack_api_url")
     @classmethod
     def _api_url_ends_with_slash(cls, value: str | None) -> str | None:

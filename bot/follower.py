@@ -36,11 +36,12 @@ from bot.preview import expected_results
 from bot.progress import ProgressBar
 from bot.records import Origin, Record, Unparsed
 from bot.redaction import Redactor, redact_record
+from bot.replay import Replay
 from bot.session import SessionBook, SessionSettings, SessionStatus
 from bot.sources.document import DocumentFollower
 from bot.sources.folder import FolderWatch
-from bot.sources.lines import Line, LongLine
-from bot.sources.source import Rewritten, Rotated, Source, Truncated
+from bot.sources.lines import Line, LineOverLimit, LongLine
+from bot.sources.source import Rewritten, Rotated, Source, SourceEvent, Truncated
 
 RENDER_EVERY_S = 0.5
 RETIRE_AFTER_S = 600.0  # a finished, delivered session idle this long leaves memory...
@@ -76,6 +77,7 @@ class Follower:
         redactor: Redactor | None = None,
         folder: FolderWatch | None = None,
         heartbeat: Heartbeat | None = None,
+        replay: Replay | None = None,
     ) -> None:
         self.sources: list[Source] = []
         self.delivery = delivery
@@ -92,6 +94,7 @@ class Follower:
         self.log = log or EventLog(None)
         self.render_every_s = render_every_s
         self.progress = progress
+        self.replay = replay  # --replay-speed: records applied at their log's pace
         self.counts = FollowCounts()
         self._touched: set[str] = set(self.book.sessions)  # restored: compare with the channel
         self._families = self.core.families
@@ -128,6 +131,8 @@ class Follower:
             if found:  # one line per scan, however many files it found
                 self.log.event("files_found", count=len(found),
                                sources=[new_file.name for new_file in found[:5]])  # fmt: skip
+            for event in self.folder.take_events():  # a folder it may not read, for a while
+                self._tell(self.folder.name, event)
             self._folder_scanned = True
         for source in self.sources:
             reader = self.readers[source.name]
@@ -138,14 +143,24 @@ class Follower:
                 if isinstance(item, Rewritten):
                     reader = self._rebuild(source.name, item)
                     continue
-                self._apply(reader, self._records(reader, item), now)
+                self._take(reader, self._records(reader, item), now)
             if source.closed and source.name not in self._finished:
                 self._finished.add(source.name)
                 self._unsaved = True
-                self._apply(reader, reader.finish(), now)
+                self._take(reader, reader.finish(), now)
             if items or source.closed:
                 self._say_if_not_understood(reader)
+        if self.replay is not None:
+            for reader, records in self.replay.due():
+                self._apply(reader, records, now)
         return read
+
+    def _take(self, reader: SourceReader, records: list[Record], now: datetime) -> None:
+        """Apply what was read, or (replaying) hold it until its time comes."""
+        if self.replay is None:
+            self._apply(reader, records, now)
+        else:
+            self.replay.hold(reader, records)
 
     def _say_if_not_understood(self, reader: SourceReader) -> None:
         """A source of which nothing can be read is said once, on stderr and in the log."""
@@ -164,7 +179,18 @@ class Follower:
         counts = self.counts
         return counts.records == counts.unparsed and not self.book.sessions and not self._archived
 
-    def _records(self, reader: SourceReader, item: Line | LongLine | Truncated) -> list[Record]:
+    def _tell(self, source: str, event: SourceEvent | LineOverLimit) -> None:
+        """What reading goes on through, said once: on stderr and in the log."""
+        if isinstance(event, LineOverLimit):
+            self.log.event("line_over_limit", source=source, line=event.number, limit=event.limit)
+            print(f"slacktail: warning: {event.text(source)}", file=sys.stderr)
+            return
+        self.log.event(event.name, source=source, **dict(event.detail))
+        print(f"slacktail: {event.text}", file=sys.stderr)
+
+    def _records(
+        self, reader: SourceReader, item: Line | LongLine | LineOverLimit | Truncated | SourceEvent
+    ) -> list[Record]:
         if isinstance(item, Line):
             self.counts.lines += 1
             if self.progress is not None:
@@ -175,8 +201,12 @@ class Follower:
             self.log.event("long_line", source=reader.source, line=item.number, bytes=item.size)
             reason = f"line of {item.size:,} bytes, over the limit"
             return [Unparsed(Origin("", None, item.number), reason=reason)]
+        if isinstance(item, (LineOverLimit, SourceEvent)):
+            self._tell(reader.source, item)
+            return []
         name = "rotated" if isinstance(item, Rotated) else "truncated"
-        self.log.event(name, source=reader.source, at=item.offset, size=item.size)
+        # offset: the bytes read of the file before (``at`` is every event's time)
+        self.log.event(name, source=reader.source, offset=item.offset, size=item.size)
         return []
 
     def _rebuild(self, name: str, item: Rewritten) -> SourceReader:
@@ -191,6 +221,8 @@ class Follower:
                 if self.checkpoints is not None:
                     self.checkpoints.drop_archived(session_id)
         self.core.produced[name] = set()
+        if self.replay is not None:
+            self.replay.forget(name)
         self._finished.discard(name)
         self._unsaved = True
         reader = self.readers[name] = SourceReader(name, family=self.family)
@@ -253,6 +285,8 @@ class Follower:
         """Every source ended (a followed folder: only with ``--once``, once it was read)."""
         if self.folder is not None and not (self.folder.stop_at_end and self._folder_scanned):
             return False
+        if self.replay is not None and self.replay.holding:
+            return False
         return all(source.closed for source in self.sources)
 
     # --- the loop -------------------------------------------------------------------------
@@ -273,7 +307,7 @@ class Follower:
                 wait = self.deliver()
                 self.retire()
                 self.save_checkpoint()
-                self._wait(IDLE_WAIT_S if wait is None else min(wait, IDLE_WAIT_S))
+                self._wait(min(w for w in (IDLE_WAIT_S, wait, self._replay_in()) if w is not None))
         except SlackError as error:  # e.g. the token was revoked: what was read is kept
             self.stopped = str(error)
             self._beat()
@@ -287,8 +321,10 @@ class Follower:
         """Deliver the final state; at the end of the input (``end_sessions``) every session
         is settled first (calls still running are interrupted)."""
         self.read()
-        if self.progress is not None:
-            self.progress.close()
+        if self.replay is not None:  # what is still held goes at once
+            now = self.wall_clock()
+            for reader, records in self.replay.release_all():
+                self._apply(reader, records, now)
         if end_sessions:
             self.book.close(expected_results(self._families))
             self._touched.update(self.book.sessions)
@@ -357,6 +393,8 @@ class Follower:
         checkpoints = self.checkpoints
         if checkpoints is None or not self._unsaved or not (force or checkpoints.due()):
             return
+        if self.replay is not None and self.replay.holding:
+            return  # the positions are past records not applied yet
         positions = {
             source.name: position.to_dict()
             for source in self.sources
@@ -365,8 +403,14 @@ class Follower:
         checkpoints.save(self.core, positions)
         self._unsaved = False
 
+    def _replay_in(self) -> float | None:
+        return None if self.replay is None else self.replay.next_in()
+
     def _wait(self, timeout: float) -> None:
         if timeout <= 0:
+            return
+        if self.replay is not None and self.folder is None and all(s.closed for s in self.sources):
+            self.replay.sleep(timeout)  # only held records are left: nothing else wakes us
             return
         if self.folder is not None:
             self.folder.wait_ready(timeout)  # woken by a change in the folder

@@ -13,12 +13,14 @@ from __future__ import annotations
 import logging
 import sys
 import time
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import orjson
 
-from bot.config import Settings
 from bot.redaction import Redactor
+
+if TYPE_CHECKING:  # the settings' pydantic is not imported for a command that has none
+    from bot.config import Settings
 
 LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING,
           "error": logging.ERROR}  # fmt: skip

@@ -1,26 +1,35 @@
 """``slacktail preview``: the threads a log becomes, as they would finally look.
 
-Reads whole files (an edge: file I/O), runs them through formats → session → blocks, and
-renders either a JSON document or readable terminal text. Secrets are redacted as when posting:
-each record before its session sees it, and each message once more as it is shown.
+Reads logs to their end (an edge: file I/O) — a file, the session files of a folder or a glob
+(as ``follow`` finds them), standard input (``-``), a pipe or a device, in bounded memory — runs
+them through formats → session → blocks, and renders either a JSON document or readable
+terminal text. Secrets are redacted as when posting: each record before its session sees it,
+and each message once more as it is shown.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from blocks.message import Message
 from blocks.thread import thread_messages
+from bot.errors import InputError
 from bot.formats import FAMILIES
 from bot.formats.reader import SourceReader
 from bot.progress import ProgressBar
 from bot.redaction import Redactor, redact_record, redact_value
 from bot.session import Session, SessionBook, SessionSettings, Significance
-from bot.sources.files import read_bytes, split_lines
+from bot.sources.files import lines_of, log_lines, log_size
+from bot.sources.folder import SESSION_FILES, is_folder_target, left_out, split_target
+from bot.sources.lines import DEFAULT_MAX_LINE_BYTES, Line, LineOverLimit, LongLine
+from bot.sources.patterns import FilePatterns
+
+STDIN: Path = Path("-")
 
 
 @dataclass
@@ -41,24 +50,52 @@ class Preview:
         return list(self.book.sessions.values())
 
 
+def preview_paths(targets: Sequence[str], patterns: Sequence[str] = ()) -> list[Path]:
+    """The files ``targets`` name, as ``follow`` finds them: a file as it is, ``-`` for
+    standard input (``STDIN``), a folder's session files (or ``patterns``'), a glob's matches."""
+    paths: list[Path] = []
+    for target in targets:
+        if target == "-" or not is_folder_target(target):
+            paths.append(Path(target))
+            continue
+        root, globs = split_target(target, patterns or SESSION_FILES)
+        found = [path for path in FilePatterns(globs).find(root) if not left_out(path)]
+        if not found:
+            looked_for = ", ".join(str(root / glob) for glob in globs)
+            raise InputError(f"{target}: no log files (looked for {looked_for})")
+        paths.extend(found)
+    return paths
+
+
 def build_preview(
     paths: Iterable[Path],
     family: str | None = None,
     settings: SessionSettings | None = None,
     redactor: Redactor | None = None,
+    stdin: BinaryIO | None = None,
+    *,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    tell: Callable[[str], None] | None = None,
 ) -> Preview:
-    """Every session of the given files, through to its final state."""
+    """Every session of the given files (``STDIN``: what ``stdin`` holds, by default standard
+    input's), through to its final state. ``tell`` says what reading waits for (a pipe's
+    writer) and lines over ``max_line_bytes`` (default: on stderr)."""
     preview = Preview(SessionBook(settings), redactor=redactor or Redactor())
+    say = tell or _say
     for path in paths:
-        reader = SourceReader(str(path), family=family)
-        data = read_bytes(path)
-        progress = ProgressBar(len(data), path.name)
-        done = 0
-        for number, line in split_lines(data):
-            _apply(preview, reader, reader.feed(line, number))
-            done += len(line) + 1
-            if number % 1000 == 0:
-                progress.update(done)
+        name = "stdin" if path == STDIN else str(path)
+        reader = SourceReader(name, family=family)
+        progress = ProgressBar(0 if path == STDIN else log_size(path), name)
+        for item in _lines(path, stdin, say, max_line_bytes):
+            if isinstance(item, Line):
+                _apply(preview, reader, reader.feed(item.data, item.number))
+                if item.number % 1000 == 0:
+                    progress.update(item.offset)
+            elif isinstance(item, LongLine):  # counted as the follower counts it
+                preview.records += 1
+                preview.unparsed += 1
+            else:
+                say(f"warning: {item.text(name)}")
         _apply(preview, reader, reader.finish())
         progress.close()
         preview.records += reader.stats.records
@@ -68,6 +105,18 @@ def build_preview(
             preview.not_understood.append(said)
     preview.book.close(expected_results(preview.families))
     return preview
+
+
+def _lines(
+    path: Path, stdin: BinaryIO | None, tell: Callable[[str], None], max_line_bytes: int
+) -> Iterator[Line | LongLine | LineOverLimit]:
+    if path == STDIN:
+        return lines_of((stdin or sys.stdin.buffer).read, max_line_bytes)
+    return log_lines(path, tell, max_line_bytes)
+
+
+def _say(text: str) -> None:
+    print(f"slacktail: {text}", file=sys.stderr)
 
 
 def expected_results(families: dict[str, str]) -> dict[str, bool]:

@@ -1,9 +1,12 @@
-"""What ``slacktail follow`` follows: one file, a folder or glob of session files, or standard
-input, each resumed from the positions the last checkpoint committed.
+"""What ``slacktail follow`` follows: one file, a folder or glob of session files, standard
+input, or a pipe (a named pipe, ``<(cmd)``) or device, each resumed from the positions the last
+checkpoint committed.
 
 Standard input is spooled to the state directory first (``spool/``), so a restart resumes it
 like a file: spool files an earlier run left unread are read to their end before the new input,
-and each is deleted once it was read to its end and committed.
+and each is deleted once it was read to its end and committed. A pipe is read as a stream, as
+standard input is, but not spooled (its spool, named like stdin's, would be another job's
+leftover); a new pipe is a new input, read from its start.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from bot.errors import InputError
 from bot.sources.document import DocumentFollower, is_document_file
 from bot.sources.folder import SESSION_FILES, FolderWatch, is_folder_target, split_target
 from bot.sources.follow import FileFollower
+from bot.sources.pipe import is_stream, open_stream
 from bot.sources.position import DocumentPosition, FilePosition, stored_position
 from bot.sources.source import Source
 from bot.sources.spool import StdinSpool, leftover_spools, remove_spool
@@ -56,7 +60,7 @@ def job_of(path: str) -> str:
 
 def check_target(path: str) -> None:
     """A log that cannot be read is the user's mistake, reported before Slack is reached."""
-    if path == "-":
+    if path == "-" or is_stream(path):  # a pipe is opened (its writer waited for) once
         return
     if is_folder_target(path):
         split_target(path)  # raises InputError naming what is wrong
@@ -77,6 +81,8 @@ def target_for(
     agents' session files, ``SESSION_FILES``)."""
     if path == "-":
         return _stdin(restored, spool_dir, max_line_bytes)
+    if is_stream(path):
+        return _pipe(path, restored, max_line_bytes)
     if is_folder_target(path):
         folder = FolderWatch(path, patterns=patterns or SESSION_FILES, stop_at_end=once,
                              resume=lambda p: _resume(restored, str(p)),
@@ -94,6 +100,18 @@ def _file(path: str, *, once: bool, restored: Restored, max_line_bytes: int) -> 
         return Target([DocumentFollower(path, resume=resume, stop_at_end=once)], size=size)
     follower = FileFollower(path, stop_at_end=once, resume=resume, max_line_bytes=max_line_bytes)
     return Target([follower], size=size)
+
+
+def _pipe(path: str, restored: Restored, max_line_bytes: int) -> Target:
+    stream = open_stream(Path(path), _say)
+    if restored.core is not None:  # what an earlier pipe of this name held is not resumed
+        restored.core.readers.pop(path, None)
+        restored.core.ended.discard(path)
+    return Target([StreamReader(stream, name=path, max_line_bytes=max_line_bytes)])
+
+
+def _say(text: str) -> None:
+    print(f"slacktail: {text}", file=sys.stderr)
 
 
 def _stdin(restored: Restored, spool_dir: Path | None, max_line_bytes: int) -> Target:

@@ -3,10 +3,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from pydantic import AliasChoices
 
-from bot.config import load_settings
+from bot.config import Settings, load_settings
 from bot.errors import UsageError
 from bot.session import Verbosity
+from tests.conftest import ROOT
 
 
 @pytest.fixture(autouse=True)
@@ -88,3 +90,18 @@ def test_patterns_come_from_the_environment_as_a_json_list(
 def test_a_pattern_is_relative_to_the_followed_folder() -> None:
     with pytest.raises(UsageError, match="patterns"):
         load_settings({"patterns": ["/var/log/*.jsonl"]})
+
+
+def test_every_setting_is_in_the_readme_under_the_variable_it_is_read_from() -> None:
+    readme = (ROOT / "README.md").read_text()
+    for name, field in Settings.model_fields.items():
+        alias = field.validation_alias
+        variables = alias.choices if isinstance(alias, AliasChoices) else []
+        variable = next((str(v) for v in variables if str(v).isupper()),
+                        "SLACKTAIL_" + name.upper())  # fmt: skip
+        assert f"`{variable}`" in readme, f"{name} ({variable}) is not in the README"
+
+
+def test_an_empty_token_is_no_token(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "")
+    assert load_settings({}).uses_local_slack

@@ -1,24 +1,35 @@
 """The follower's memory over a long run: a finished, delivered session idle for a while leaves
 memory for the store; a late record of it brings it back, and its thread goes on in place. A
-document rewritten in place has its sessions built again from its new content, not added to."""
+document rewritten in place has its sessions built again from its new content, not added to.
+What it reads on through (a file it cannot read for a while, a line with no end) is said once,
+on stderr and in the log, and a file's events keep ``at`` for their time."""
 
 from __future__ import annotations
 
+import io
+import os
 import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import orjson
+import pytest
 
 from bot.checkpoints import Checkpoints
 from bot.delivery import Delivery, SlackApi
 from bot.follower import RETIRE_AFTER_S, RETIRE_EVERY_S, Follower
 from bot.localslack import LocalSlack
+from bot.logs import EventLog
 from bot.session import SessionStatus, ToolStatus
 from bot.sources.document import DocumentFollower
+from bot.sources.folder import FolderWatch
 from bot.sources.follow import FileFollower
+from bot.sources.opening import RETRY_S
+from bot.sources.stream import StreamReader
+from bot.sources.watch import ChangeWatch
 from bot.store import Store
 from tests.conftest import FIXTURES, FakeClock
+from tests.sources.helpers import Denied, wait_until
 
 TOKEN = "xoxb-follower"
 
@@ -165,3 +176,82 @@ def test_a_retired_session_of_a_rewritten_document_is_built_again_not_brought_ba
         assert kinds(follower, "run-7") == ["user", "text", "tools", "user", "result"]
         (root,) = slack.channel_messages()
         assert len(slack.thread(slack.channel_id(), root["ts"])) == 6  # root and five replies
+
+
+def events(log: io.StringIO, name: str) -> list[dict[str, object]]:
+    found = [orjson.loads(line) for line in log.getvalue().splitlines()]
+    return [event for event in found if event["event"] == name]
+
+
+def test_a_rotated_file_is_logged_with_its_offset_and_at_stays_the_time(tmp_path: Path) -> None:
+    log_file = tmp_path / "agent.jsonl"
+    log_file.write_bytes(session_lines("s1", "one"))
+    written = io.StringIO()
+    with LocalSlack(token=TOKEN, rate_limits=False) as slack:
+        delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id())
+        follower = Follower([FileFollower(log_file)], delivery, log=EventLog(written))
+        follower.read()
+        size = log_file.stat().st_size
+        log_file.rename(tmp_path / "agent.jsonl.1")
+        log_file.write_bytes(session_lines("s2", "two"))
+        follower.read()
+    (rotated,) = events(written, "rotated")
+    assert rotated["offset"] == size
+    assert rotated["size"] == log_file.stat().st_size
+    assert isinstance(rotated["at"], float) and rotated["at"] > 1_700_000_000  # a time
+
+
+def test_a_file_in_a_followed_folder_it_cannot_read_is_said_once_and_read_once_it_can_be(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "a.jsonl").write_bytes(session_lines("readable", "fine"))
+    locked = tmp_path / "b.jsonl"
+    locked.write_bytes(session_lines("locked", "later"))
+    denied = Denied(monkeypatch)
+    denied.deny(locked)
+    clock, written = FakeClock(), io.StringIO()
+    watch = ChangeWatch(events=False, poll_interval=1.0, clock=clock)
+    folder = FolderWatch(str(tmp_path), watch=watch, clock=clock)
+    with LocalSlack(token=TOKEN, rate_limits=False) as slack:
+        delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id(), clock=clock,
+                            sleep=clock.sleep)  # fmt: skip
+        follower = Follower([], delivery, clock=clock, wall_clock=WallClock(), folder=folder,
+                            log=EventLog(written))  # fmt: skip
+        for _ in range(3):  # turns go on, the file is tried again, and said only once
+            turn(follower)
+            clock.advance(RETRY_S)
+        assert set(follower.book.sessions) == {"readable"}
+        denied.allow(locked)
+        turn(follower)
+        assert set(follower.book.sessions) == {"readable", "locked"}
+        folder.close()
+    warned = [line for line in capsys.readouterr().err.splitlines() if "b.jsonl" in line]
+    assert warned == [
+        f"slacktail: warning: {locked}: cannot read it (Permission denied); reading on, and this "
+        "file once it can be read",
+        f"slacktail: {locked}: can be read again; reading it",
+    ]
+    (unreadable,) = events(written, "unreadable")
+    assert unreadable["source"] == str(locked)
+    assert unreadable["error"] == f"{locked}: cannot read it (Permission denied)"
+    assert len(events(written, "readable")) == 1
+
+
+def test_a_line_with_no_end_is_said_while_it_lasts_and_memory_stays_bounded(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    read_end, write_end = os.pipe()
+    written = io.StringIO()
+    with os.fdopen(read_end, "rb") as pipe, LocalSlack(token=TOKEN, rate_limits=False) as slack:
+        stream = StreamReader(pipe, name="agent", max_line_bytes=1024)
+        delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id())
+        follower = Follower([stream], delivery, log=EventLog(written))
+        os.write(write_end, b"\0" * 4096)  # /dev/zero, as ``run -- cat /dev/zero`` gives it
+        wait_until(lambda: follower.read() > 0 or bool(events(written, "line_over_limit")))
+        os.close(write_end)
+    (over,) = events(written, "line_over_limit")
+    assert (over["source"], over["line"], over["limit"]) == ("agent", 1, 1024)
+    assert capsys.readouterr().err == (
+        "slacktail: warning: agent: line 1 is over the limit of 1,024 bytes "
+        "(SLACKTAIL_MAX_LINE_BYTES): skipping it to its end\n"
+    )

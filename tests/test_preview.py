@@ -1,7 +1,12 @@
-"""The preview of every corpus file: statuses, tools, message limits, and the command itself."""
+"""The preview of every corpus file: statuses, tools, message limits, and the command itself,
+which reads a pipe (waiting for its writer, saying so) and a line over the limit in bounded
+memory."""
 
 from __future__ import annotations
 
+import io
+import os
+import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -134,11 +139,52 @@ def test_missing_file_is_a_one_line_error_and_exit_2(
     assert err.count("\n") == 1 and "no such file" in err
 
 
-def test_a_folder_given_as_a_file_is_a_one_line_error_and_exit_2(
+def test_a_folder_previews_the_session_files_follow_would_find_in_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    project = tmp_path / "projects" / "webshop"
+    project.mkdir(parents=True)
+    (project / "one.jsonl").write_bytes((FIXTURES / "preview_mentions.jsonl").read_bytes())
+    (project / "two.jsonl").write_bytes((FIXTURES / "claude_stream_seed002.jsonl").read_bytes())
+    (project / "settings.json").write_text('{"theme": "dark"}')  # not a session file
+    assert main(["preview", "--json", str(tmp_path / "projects")]) == 0
+    out, err = capsys.readouterr()
+    document = orjson.loads(out)
+    expected = build_preview([project / "one.jsonl", project / "two.jsonl"])
+    assert [s["session_id"] for s in document["sessions"]] == list(expected.book.sessions)
+    assert document["stats"]["unparsed"] == 0 and err == ""
+
+
+def test_a_glob_previews_what_it_matches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "a.jsonl").write_bytes((FIXTURES / "preview_mentions.jsonl").read_bytes())
+    (tmp_path / "b.log").write_bytes(b"not a log\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["preview", "--json", "*.jsonl"]) == 0
+    (session,) = orjson.loads(capsys.readouterr().out)["sessions"]
+    assert session["session_id"] == "mention-test"
+
+
+def test_standard_input_previews_as_a_file_does(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = FIXTURES / "preview_mentions.jsonl"
+    assert main(["preview", "--json", str(path)]) == 0
+    from_file = capsys.readouterr().out
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(path.read_bytes())))
+    assert main(["preview", "--json", "-"]) == 0
+    assert capsys.readouterr().out == from_file
+
+
+def test_a_folder_without_session_files_is_one_line_naming_what_was_looked_for_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "settings.json").write_text("{}")
     assert main(["preview", str(tmp_path)]) == 2
-    assert "is a directory" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert f"{tmp_path}: no log files (looked for {tmp_path}/**/*.jsonl, " in err
 
 
 def test_a_file_of_garbage_previews_as_nothing_says_so_in_one_line_and_fails(
@@ -214,6 +260,50 @@ def test_preview_text_shows_no_duration_for_a_log_without_times() -> None:
     text = preview_text(build_preview([corpus_file("openai-messages", name)]))
     assert "✅ bash `python reproduce.py`\n" in text
     assert " · 0.0s" not in text and "$0.0000" not in text and "0 tokens" not in text
+
+
+def test_a_named_pipe_is_waited_for_saying_so_once_then_previewed(tmp_path: Path) -> None:
+    fifo = tmp_path / "agent.pipe"
+    os.mkfifo(fifo)
+    told: list[str] = []
+
+    def tell(text: str) -> None:
+        told.append(text)
+        data = (FIXTURES / "preview_mentions.jsonl").read_bytes()
+        threading.Thread(target=fifo.write_bytes, args=(data,), daemon=True).start()
+
+    preview = build_preview([fifo], tell=tell)
+    assert [session.session_id for session in preview.sessions()] == ["mention-test"]
+    assert told == [f"{fifo}: waiting for a program to write to this pipe (Ctrl-C to stop)"]
+
+
+def test_a_line_over_the_limit_is_said_counted_as_unparsed_and_the_rest_previewed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("SLACKTAIL_MAX_LINE_BYTES", "1024")
+    lines = (FIXTURES / "preview_mentions.jsonl").read_bytes().splitlines(keepends=True)
+    log = tmp_path / "agent.jsonl"
+    log.write_bytes(lines[0] + b'{"huge": "' + b"x" * 300_000 + b'"}\n' + b"".join(lines[1:]))
+    assert main(["preview", "--json", str(log)]) == 0
+    out, err = capsys.readouterr()
+    document = orjson.loads(out)
+    assert [session["status"] for session in document["sessions"]] == ["succeeded"]
+    assert document["stats"]["unparsed"] == 1
+    assert err == (
+        f"slacktail: warning: {log}: line 2 is over the limit of 1,024 bytes "
+        "(SLACKTAIL_MAX_LINE_BYTES): skipping it to its end\n"
+    )
+
+
+def test_a_log_of_only_a_line_over_the_limit_says_that_not_that_it_is_empty(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("SLACKTAIL_MAX_LINE_BYTES", "1024")
+    log = tmp_path / "zeros.log"
+    log.write_bytes(b"\0" * 100_000)  # as ``head -c 100000 /dev/zero`` gives it
+    assert main(["preview", str(log)]) == 2
+    err = capsys.readouterr().err
+    assert err.endswith("slacktail: nothing to read: its lines are over the limit\n")
 
 
 def test_the_readme_examples_final_answer_is_shown_once_by_its_result() -> None:

@@ -1,12 +1,14 @@
 """What ``slacktail follow`` follows, end to end against a local Slack: a folder of session
-files (subagent files included), a glob, and standard input spooled to the state directory so
-that a restart resumes it."""
+files (subagent files included), a glob, standard input spooled to the state directory so that
+a restart resumes it, and a pipe (a named pipe, ``<(cmd)``) read as a stream."""
 
 from __future__ import annotations
 
 import io
 import os
+import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import orjson
@@ -19,6 +21,7 @@ from bot.localslack import LocalSlack
 from bot.sources.folder import FolderWatch
 from bot.store import default_state_dir
 from tests.conftest import FIXTURES, WORKSPACE_TOKEN, corpus_file
+from tests.sources.helpers import Denied
 
 TOKEN = WORKSPACE_TOKEN
 MENTIONS = FIXTURES / "preview_mentions.jsonl"
@@ -189,3 +192,59 @@ def test_a_subagents_file_in_a_followed_folder_is_attached_to_its_task(tmp_path:
         under_task = [call for call in session.calls.values() if call.parent == TASK]
         assert len(under_task) >= 40  # the subagent's Read and Bash calls, under its Task
         assert len(slack.channel_messages()) == 1  # one thread: the subagent's is not its own
+
+
+def test_a_file_in_a_followed_folder_it_cannot_read_is_said_and_the_rest_followed(
+    slack: LocalSlack, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    (tmp_path / "one.jsonl").write_bytes(MENTIONS.read_bytes())
+    locked = tmp_path / "two.jsonl"
+    locked.write_bytes(STREAM.read_bytes())
+    Denied(monkeypatch).deny(locked)
+    assert main(["follow", "--once", str(tmp_path)]) == 0  # not exit 2: systemd restarts
+    assert roots(slack) == ["Claude Code session mention-test: succeeded"]
+    err = capsys.readouterr().err
+    assert err.count(f"slacktail: warning: {locked}: cannot read it (Permission denied)") == 1
+    assert err.count('"event":"unreadable"') == 1
+
+
+def test_a_process_substitution_is_read_as_a_stream(slack: LocalSlack) -> None:
+    read_end, write_end = os.pipe()
+    os.write(write_end, MENTIONS.read_bytes())
+    os.close(write_end)  # ``follow <(cat log)``: cat wrote and exited
+    try:
+        assert main(["follow", "--once", f"/dev/fd/{read_end}"]) == 0
+    finally:
+        os.close(read_end)
+    assert roots(slack) == ["Claude Code session mention-test: succeeded"]
+
+
+def test_a_named_pipe_is_waited_for_saying_so_once_then_read_to_its_end(
+    slack: LocalSlack, tmp_path: Path
+) -> None:
+    fifo = tmp_path / "agent.pipe"
+    os.mkfifo(fifo)
+    command = [sys.executable, "-m", "bot.cli", "follow", "--once", str(fifo)]
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    assert process.stderr is not None
+    said: list[str] = []
+
+    def read_stderr() -> None:  # the writer comes once the wait was said
+        assert process.stderr is not None
+        for line in process.stderr:
+            said.append(line)
+            if "waiting for a program to write" in line:
+                fifo.write_bytes(MENTIONS.read_bytes())
+
+    reading = threading.Thread(target=read_stderr, daemon=True)
+    reading.start()
+    try:
+        assert process.wait(timeout=60) == 0, "".join(said)
+    finally:
+        process.kill()
+    reading.join(10)
+    waits = [line for line in said if "waiting for a program to write" in line]
+    assert waits == [f"slacktail: {fifo}: waiting for a program to write to this pipe "
+                     "(Ctrl-C to stop)\n"]  # fmt: skip
+    assert roots(slack) == ["Claude Code session mention-test: succeeded"]

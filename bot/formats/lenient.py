@@ -62,6 +62,16 @@ def utf16_by_bom(first_line: bytes) -> str | None:
     return None
 
 
+def utf16_log(first_line: bytes) -> str | None:
+    """The encoding of a log whose first line is UTF-16 JSON behind a byte order mark; None
+    for anything else (the same two bytes alone, garbage before a log, are no evidence)."""
+    encoding = utf16_by_bom(first_line)
+    if encoding is None:
+        return None
+    text = from_utf16(first_line, encoding).strip()
+    return encoding if text and lenient_json(text.decode()) is not NOT_JSON else None
+
+
 def from_utf16(raw: bytes, encoding: str) -> bytes:
     """One line of a UTF-16 log as UTF-8. Lines were split at the byte 0x0A, so the newline's
     other byte is left at the start of the next line (little-endian) or at the end of this one

@@ -17,7 +17,7 @@ from mypy_extensions import mypyc_attr
 from bot.errors import FormatError
 from bot.formats import FAMILIES, detect_family
 from bot.formats.common import json_text, within_depth
-from bot.formats.lenient import NOT_JSON, from_utf16, lenient_json, utf16_by_bom
+from bot.formats.lenient import NOT_JSON, from_utf16, lenient_json, utf16_log
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import Delegating, LineParser
 from bot.formats.shape import shape_of, shape_of_text
@@ -92,7 +92,7 @@ class SourceReader:
     def _feed_refused(self, raw: bytes, line: int) -> list[Record]:
         """A line ``orjson`` refused as it came."""
         if self.encoding is None and self.first_line is None:
-            self.encoding = utf16_by_bom(raw)  # a log written as UTF-16 says so in its BOM
+            self.encoding = utf16_log(raw)  # a log written as UTF-16 says so in its BOM
         if self.encoding is not None:
             raw = from_utf16(raw, self.encoding)
         if raw.startswith(_BOM):

@@ -16,7 +16,7 @@ import socket
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -64,6 +64,7 @@ class LocalSlack:
         host: str = "127.0.0.1",
         port: int = 0,
         max_recorded: int = 10_000,
+        legend: Sequence[tuple[str, str]] = (),
     ) -> None:
         if not host.startswith("127."):
             raise ValueError("the local Slack listens on the loopback interface only")
@@ -73,6 +74,7 @@ class LocalSlack:
         self.api = Api(self.workspace, token)
         self.limiter = RateLimiter(clock=clock, enabled=rate_limits, scale=scale)
         self.faults = faults or Faults()
+        self.legend = [list(row) for row in legend]  # (emoji, meaning) rows shown on the page
         self.events = EventBus()
         self.workspace.subscribe(self.events.publish)
         self._recorded: deque[RecordedRequest] = deque(maxlen=max_recorded)
@@ -302,7 +304,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, page_html(), "text/html; charset=utf-8")
         elif url.path == "/_state" and self.command == "GET":
             seq = app.events.seq  # read first: the snapshot holds at least this much
-            state = {**app.workspace.snapshot(), "seq": seq}
+            state = {**app.workspace.snapshot(), "seq": seq, "legend": app.legend}
             self._send(200, state_json(state), "application/json; charset=utf-8")
         elif url.path == "/_events" and self.command == "GET":
             self._events()

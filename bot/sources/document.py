@@ -14,7 +14,8 @@ write in the same clock tick, of the same size, would leave it looking unchanged
 A content that is not one whole JSON document (the agent is still writing it) is left until the
 file changes again; at the end of a ``--once`` reading it is given as it is, line by line. The
 position (a ``DocumentPosition``) is the file and the digest of the content last returned: a
-restart returns the document again only if its content changed meanwhile.
+restart returns the document again only if its content changed meanwhile. A file that cannot be
+read for a while is said once (a ``SourceEvent``) and tried again every few seconds.
 """
 
 from __future__ import annotations
@@ -27,18 +28,18 @@ from pathlib import Path
 
 import orjson
 
+from bot.errors import InputError
 from bot.formats.lenient import NOT_JSON, lenient_json
-from bot.sources.files import is_document, split_lines
+from bot.sources.files import DOCUMENT_MAX, is_document, split_lines
 from bot.sources.follow import POLL_INTERVAL, wait_for_data
 from bot.sources.lines import BOM, Line, LongLine
-from bot.sources.opening import file_error
+from bot.sources.opening import Unreadable, file_error, open_file
 from bot.sources.position import DocumentPosition, FilePosition, fingerprint
 from bot.sources.source import Item, Rewritten
 from bot.sources.watch import ChangeWatch, Lookout, wait_for_change
 
 log = logging.getLogger(__name__)
 
-DOCUMENT_MAX = 64_000_000  # a larger document is counted as a line over the limit, not read
 DOCUMENT_SUFFIXES = (".json", ".traj")  # names of documents rewritten whole (see folder.py)
 HEAD_BYTES = 64 * 1024  # how much of a file is read to tell JSON Lines from a document
 SETTLED_NS = 1_000_000_000  # a file written longer ago than this is known by its state alone
@@ -67,12 +68,13 @@ def is_document_file(path: Path, *, look_inside: bool = False) -> bool:
 
 def _json_lines_inside(path: Path) -> bool:
     try:
-        with path.open("rb") as file:
+        opened = open_file(path)
+        if opened is None:
+            return False
+        with opened[0] as file:
             head = file.read(HEAD_BYTES)
-    except FileNotFoundError:
+    except (OSError, InputError):  # it may not be read (yet): a document, as its name says
         return False
-    except OSError as error:
-        raise file_error(path, error) from None
     first, newline, rest = head.removeprefix(BOM).partition(b"\n")
     if not newline or not first.strip() or not rest.strip():
         return False
@@ -125,6 +127,7 @@ class DocumentFollower:
         self._replaces = resume is not None and resume.inode != 0  # the next content replaces
         self._seen: Seen | None = None  # read at the first look (a restart compares digests)
         self._unsettled = False  # the file was read too soon after it was written to trust
+        self._unreadable = Unreadable(self.name, clock)  # the file cannot be read for now
         self._closed = False
 
     @property
@@ -156,7 +159,7 @@ class DocumentFollower:
             return False
         if self.stop_at_end:
             return True
-        if not self._lookout.due():
+        if not self._unreadable.due() or not self._lookout.due():
             return False
         if self._changed(_seen_at(self.path)):
             return True
@@ -182,23 +185,29 @@ class DocumentFollower:
 
     def _look(self) -> list[Item]:
         """The content, if the file changed since it was last looked at and holds another."""
-        try:
-            with self.path.open("rb") as file:
-                seen = _seen_of(os.fstat(file.fileno()))
-                if not self._changed(seen):
-                    return []
-                data = file.read() if seen[2] <= self._max_bytes else None
-        except (FileNotFoundError, NotADirectoryError):
-            self._seen = None
+        if not self._unreadable.due():
             return []
-        except OSError as error:
-            raise file_error(self.path, error) from None
+        try:
+            opened = open_file(self.path)
+            if opened is None:
+                self._seen = None
+                return []
+            with opened[0] as file:
+                seen = _seen_of(opened[1])
+                if not self._changed(seen):
+                    return self._unreadable.cleared()
+                data = file.read() if seen[2] <= self._max_bytes else None
+        except OSError as error:  # a read error
+            return self._unreadable.failed(file_error(self.path, error))
+        except InputError as error:  # a folder, a file it may not read
+            return self._unreadable.failed(error)
+        said = self._unreadable.cleared()
         self._seen, self._unsettled = seen, not self._settled(seen)
         if data is None:
             self._unsettled = False
             log.warning("%s: a document of %d bytes, over the limit: not read", self.name, seen[2])
-            return [LongLine(1, seen[2], seen[2])]
-        return self._content(seen, data)
+            return [*said, LongLine(1, seen[2], seen[2])]
+        return [*said, *self._content(seen, data)]
 
     def _changed(self, seen: Seen | None) -> bool:
         """The file is not as it was when last looked at, or was looked at too soon after it
@@ -237,5 +246,5 @@ def _seen_of(stat: os.stat_result) -> Seen:
 def _seen_at(path: Path) -> Seen | None:
     try:
         return _seen_of(os.stat(path))
-    except (FileNotFoundError, NotADirectoryError):
+    except OSError:  # none, or its folder may not be read
         return None

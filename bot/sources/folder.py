@@ -30,6 +30,10 @@ Each file is its own follower (each needs its own format reader), handed out onc
 or folder appears (or every ``rescan_interval`` seconds), and a file is looked at when it
 changed (or every ``recheck_interval`` seconds). Files idle for ``close_idle_after`` seconds are
 closed until they change, so open files stay few however many sessions the folder holds.
+
+A file or folder that cannot be read (its permissions, a file briefly a folder) stops nothing:
+it is said once (``take_events``, and each follower's own ``SourceEvent``), the rest is followed,
+and it is read once it can be (a folder at the next scan, a file at its follower's next try).
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ from bot.sources.follow import FileFollower
 from bot.sources.lines import DEFAULT_MAX_LINE_BYTES
 from bot.sources.patterns import FilePatterns
 from bot.sources.position import DocumentPosition, FilePosition
+from bot.sources.source import SourceEvent
 from bot.sources.watch import ChangeWatch, wait_for_change
 
 SESSION_FILES = (
@@ -139,6 +144,8 @@ class FolderWatch:
         self._clock = clock
         self._scanned_at = float("-inf")
         self.followers: dict[str, FollowedFile] = {}  # by absolute path
+        self._unreadable: dict[str, str] = {}  # folder → why it cannot be listed
+        self._events: list[SourceEvent] = []  # to be said once each
 
     @property
     def pattern_text(self) -> str:
@@ -171,6 +178,12 @@ class FolderWatch:
         or polling where there are none)."""
         return wait_for_change(self.watch, [self], timeout)
 
+    def take_events(self) -> list[SourceEvent]:
+        """What the scans since the last call found: folders that cannot be listed (now), and
+        folders that can be again."""
+        events, self._events = self._events, []
+        return events
+
     def close(self) -> None:
         for follower in self.followers.values():
             follower.close()
@@ -184,7 +197,28 @@ class FolderWatch:
 
     def _matches(self) -> list[Path]:
         """The files named, in path order: a session before its subagents."""
-        return [path for path in self._files.find(self.root) if not left_out(path)]
+        errors: list[OSError] = []
+        found = [path for path in self._files.find(self.root, errors) if not left_out(path)]
+        self._note_unreadable(errors)
+        return found
+
+    def _note_unreadable(self, errors: list[OSError]) -> None:
+        now = {
+            str(error.filename): error.strerror or str(error)
+            for error in errors
+            if not isinstance(error, (FileNotFoundError, NotADirectoryError))  # gone meanwhile
+        }
+        for folder, reason in now.items():
+            if folder not in self._unreadable:
+                text = (f"warning: {folder}: cannot read this folder ({reason}); following "
+                        "the rest, and its files once it can be read")  # fmt: skip
+                detail = (("folder", folder), ("error", reason))
+                self._events.append(SourceEvent("unreadable", text, detail))
+        for folder in sorted(self._unreadable.keys() - now.keys()):
+            if os.path.isdir(folder):  # not gone
+                text = f"{folder}: can be read again; following its files"
+                self._events.append(SourceEvent("readable", text, (("folder", folder),)))
+        self._unreadable = now
 
     def _follower(self, path: Path) -> FollowedFile:
         resume = self._resume(path) if self._resume is not None else None

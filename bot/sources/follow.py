@@ -12,7 +12,10 @@ drives the loop. What it copes with:
   start once the path names one again;
 - a restart: ``resume`` (a ``FilePosition``) continues the same file where it was left, notices
   a file cut or replaced meanwhile (``Truncated``), and finds a file rotated meanwhile among its
-  siblings (its rest first, then ``Rotated`` and the new file).
+  siblings (its rest first, then ``Rotated`` and the new file);
+- a path it cannot read for a while (a file it may not read, a folder, a pipe; the file the path
+  was rotated to): an ``unreadable`` ``SourceEvent`` once, the open file, if any, read on; the
+  path tried again every ``RETRY_S`` seconds, and read once it can be (a ``readable`` event).
 
 With a ``ChangeWatch`` the follower looks at the file only when the watch saw a change to its
 path, or every ``recheck_interval`` seconds: hundreds of idle files cost next to nothing.
@@ -29,7 +32,7 @@ from typing import BinaryIO
 
 from bot.errors import InputError
 from bot.sources.lines import DEFAULT_MAX_LINE_BYTES, LineSplitter
-from bot.sources.opening import open_at, open_file, open_resumed
+from bot.sources.opening import Unreadable, open_at, open_file, open_resumed
 from bot.sources.position import (
     FINGERPRINT_BYTES,
     FilePosition,
@@ -55,9 +58,10 @@ class FileFollower:
     """Lines appended to ``path``: from ``resume``, else from ``offset`` (just after line
     ``line_number``), else from its start.
 
-    A missing file is an ``InputError`` at once, unless ``wait_for_file``: then it is read once
-    it appears. With ``stop_at_end`` the follower reads to the file's current end, emits the
-    partial last line and closes (backfill, ``--once``); otherwise it never closes by itself.
+    A missing or unreadable file is an ``InputError`` at once, unless ``wait_for_file``: then it
+    is read once it appears, or can be read. With ``stop_at_end`` the follower reads to the
+    file's current end, emits the partial last line and closes (backfill, ``--once``);
+    otherwise it never closes by itself.
     With ``close_idle_after`` seconds without new lines the file is closed (``park``) until its
     path changes: hundreds of idle files do not hold hundreds of open files.
     """
@@ -102,6 +106,7 @@ class FileFollower:
         self._active_at = clock()  # when lines last came
         self._parked = False  # the file was closed while idle (``park``)
         self._pending: list[Item] = []  # markers found on opening, returned by the next read
+        self._unreadable = Unreadable(self.name, clock)  # the path cannot be opened for now
         self._closed = False
         self._watch = watch
         self._key = os.path.abspath(self.path)
@@ -109,7 +114,7 @@ class FileFollower:
         if watch is not None:
             watch.watch_file(self.path)
         if not self._open() and not wait_for_file:
-            raise InputError(f"{self.path}: no such file")
+            raise self._unreadable.error or InputError(f"{self.path}: no such file")
 
     @property
     def closed(self) -> bool:
@@ -146,10 +151,10 @@ class FileFollower:
         if self._closed:
             return []
         if self._file is None:
-            if not self.stop_at_end and self._resting():
-                return []
-            if not self._open():
-                return self._finish() if self.stop_at_end else []  # nothing to read to its end
+            if not self.stop_at_end and (not self._unreadable.due() or self._resting()):
+                return self._take_pending()
+            if not self._open():  # nothing to read to its end
+                return self._finish() if self.stop_at_end else self._take_pending()
         items, self._pending = self._pending, []
         if not self._should_look():
             self._rest_if_idle(bool(items))
@@ -162,13 +167,17 @@ class FileFollower:
             budget, at_end = self._read(budget, items)
             if not at_end:
                 return items  # the limit was reached: more at the next call
-            if not (moved and found is not None and self._switch(items)):
+            if not (moved and found is not None and self._unreadable.due() and self._switch(items)):
                 break
         if self.stop_at_end:
             items.extend(self._finish())
         else:
             self._looked()
             self._rest_if_idle(bool(items))
+        return items
+
+    def _take_pending(self) -> list[Item]:
+        items, self._pending = self._pending, []
         return items
 
     def _finish(self) -> list[Item]:
@@ -185,17 +194,23 @@ class FileFollower:
             return False
         if self._pending or self.stop_at_end:
             return True
+        if not self._unreadable.due():  # the path cannot be read: only the open file may grow
+            return self._file is not None and self._grew()
         if self._file is None:
-            return (not self.parked or not self._resting()) and self.path.exists()
+            return (not self.parked or not self._resting()) and os.path.exists(self.path)
         if not self._should_look():
             return False
-        if os.fstat(self._file.fileno()).st_size != self._position:
+        if self._grew():
             return True
         found = path_identity(self.path)
         if found is not None and found[0] != self._identity:
             return True
         self._looked()
         return False
+
+    def _grew(self) -> bool:
+        assert self._file is not None
+        return os.fstat(self._file.fileno()).st_size != self._position
 
     def wait_ready(self, timeout: float) -> bool:
         if self._watch is None:
@@ -277,10 +292,16 @@ class FileFollower:
 
     def _switch(self, items: list[Item]) -> bool:
         """The old file was read to its end and the path names a new one: its partial last line,
-        a ``Rotated`` marker, then the new file from its start. False if the new one vanished."""
-        opened = open_file(self.path)
+        a ``Rotated`` marker, then the new file from its start. False if the new one vanished,
+        or cannot be read (said once: the old file stays open, the path is tried again)."""
+        try:
+            opened = open_file(self.path)
+        except InputError as error:
+            items.extend(self._unreadable.failed(error))
+            return False
         if opened is None:
             return False
+        items.extend(self._unreadable.cleared())
         file, stat = opened
         items.extend(self._splitter.finish())
         items.append(Rotated(self._position, stat.st_size))
@@ -291,13 +312,24 @@ class FileFollower:
     # --- opening and parking ---------------------------------------------------------------
 
     def _open(self) -> bool:
-        """Open the file (at ``resume``, or the start offset); False while it does not exist."""
+        """Open the file (at ``resume``, or the start offset); False while it does not exist or
+        cannot be read (said once, by a pending ``SourceEvent``)."""
+        try:
+            opened = self._open_now()
+        except InputError as error:
+            self._pending.extend(self._unreadable.failed(error))
+            return False
+        if opened:
+            self._pending[:0] = self._unreadable.cleared()  # said before its markers
+        return opened
+
+    def _open_now(self) -> bool:
         if self._parked:
             return self._unpark()
         if self._resume is None:
             opened = open_at(self.path, *self._start)
         else:
-            search = not self._searched or self.path.exists()
+            search = not self._searched or os.path.exists(self.path)
             opened = open_resumed(self.path, self._resume, search=search)
             self._searched = True
         if opened is None:
@@ -350,7 +382,7 @@ class FileFollower:
         self._resume, self._searched = self.position(), False
         self._parked = False
         self._identity = None
-        return self._open()
+        return self._open_now()
 
     def _resting(self) -> bool:
         """Parked, and the path still names the same file, of the same size: stay closed."""

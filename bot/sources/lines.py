@@ -5,8 +5,10 @@ number and the byte offset just after its newline, the offset to resume from onc
 dealt with. A partial last line is held until its newline arrives; ``finish()`` emits it at end
 of input. A line longer than ``max_line_bytes`` is never held whole: its bytes are dropped as
 they come and it becomes a ``LongLine`` marker (its number and size), and the lines after it
-are read as usual. A byte order mark at the very start of the stream (offset 0) is dropped from
-the first line; the offsets still count its bytes.
+are read as usual. A ``LineOverLimit`` comes before it, as soon as the line passes the limit
+(so that a line with no end, ``/dev/zero``, is told while it lasts). A byte order mark at the
+very start of the stream (offset 0) is dropped from the first line; the offsets still count its
+bytes.
 """
 
 from __future__ import annotations
@@ -33,6 +35,22 @@ class LongLine:
     number: int
     offset: int  # as for ``Line``
     size: int  # bytes before the newline (a CRLF's ``\r`` included)
+
+
+@dataclass(frozen=True, slots=True)
+class LineOverLimit:
+    """Line ``number`` has passed ``limit`` bytes and not ended yet: its bytes are dropped as they
+    come, and its end, if it comes, is a ``LongLine``."""
+
+    number: int
+    limit: int
+
+    def text(self, source: str) -> str:
+        """The warning, in one line."""
+        return (
+            f"{source}: line {self.number} is over the limit of {self.limit:,} bytes "
+            "(SLACKTAIL_MAX_LINE_BYTES): skipping it to its end"
+        )
 
 
 class LineSplitter:
@@ -74,17 +92,22 @@ class LineSplitter:
         """Bytes fed but not yet part of an emitted line (the partial last line)."""
         return self._fed - self._line_end
 
-    def feed(self, chunk: bytes) -> list[Line | LongLine]:
-        """The lines that ``chunk`` completes, in order."""
-        out: list[Line | LongLine] = []
+    def feed(self, chunk: bytes) -> list[Line | LongLine | LineOverLimit]:
+        """The lines that ``chunk`` completes, in order, each ``LongLine`` after its
+        ``LineOverLimit``; a ``LineOverLimit`` last when the partial line it leaves has just
+        passed the limit."""
+        out: list[Line | LongLine | LineOverLimit] = []
         start = 0
         size = len(chunk)
         base = self._fed
         while start < size:
             end = chunk.find(b"\n", start)
             if end < 0:
-                self._hold(chunk, start)
+                if self._hold(chunk, start):
+                    out.append(LineOverLimit(self._number + 1, self.max_line_bytes))
                 break
+            if self._skipped < 0 and len(self._held) + end - start > self.max_line_bytes:
+                out.append(LineOverLimit(self._number + 1, self.max_line_bytes))  # whole at once
             out.append(self._line(chunk, start, end, base + end + 1))
             start = end + 1
         self._fed = base + size
@@ -96,15 +119,18 @@ class LineSplitter:
             return []
         return [self._line(b"", 0, 0, self._fed)]
 
-    def _hold(self, chunk: bytes, start: int) -> None:
+    def _hold(self, chunk: bytes, start: int) -> bool:
+        """Hold the partial line's bytes; True when they just passed the limit."""
         more = len(chunk) - start
         if self._skipped >= 0:
             self._skipped += more
         elif len(self._held) + more > self.max_line_bytes:
             self._skipped = len(self._held) + more
             self._held = bytearray()
+            return True
         else:
             self._held += chunk[start:]
+        return False
 
     def _line(self, chunk: bytes, start: int, end: int, after: int) -> Line | LongLine:
         """The line made of what is held and ``chunk[start:end]``, ending at offset ``after``."""

@@ -5,21 +5,29 @@ holding what was read (size, first bytes); a file cut or replaced meanwhile is r
 its start after a ``Truncated`` marker; a file rotated away meanwhile is found among its old
 path's siblings and its rest read first; a file gone for good leaves a ``Rotated`` marker before
 the file now at the path.
+
+A path that names something else for a while (a folder, a file it may not read, a pipe) is not
+an error that stops following: ``Unreadable`` says it once (a ``SourceEvent``), tries again
+every ``RETRY_S`` seconds, and says when it can be read again.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import stat as kinds
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
 from bot.errors import InputError
 from bot.sources.position import FilePosition, find_moved, identity, matches
-from bot.sources.source import Rotated, Truncated
+from bot.sources.source import Item, Rotated, SourceEvent, Truncated
 
 log = logging.getLogger(__name__)
+
+RETRY_S = 2.0  # a followed path that cannot be read is tried again this often
 
 
 @dataclass(frozen=True)
@@ -44,14 +52,23 @@ def file_error(path: Path, error: OSError) -> InputError:
 
 
 def open_file(path: Path) -> tuple[BinaryIO, os.stat_result] | None:
-    """The file at ``path``, open for reading, and its status; None when there is none."""
+    """The regular file at ``path``, open for reading, and its status; None when there is none.
+    Anything else there (a folder, a pipe, a device) is an ``InputError``: opening never waits
+    for a pipe's writer."""
     try:
-        file = open(path, "rb", buffering=0)  # noqa: SIM115 (held open while following)
-    except FileNotFoundError:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as error:
         raise file_error(path, error) from None
-    return file, os.fstat(file.fileno())
+    status = os.fstat(fd)
+    if not kinds.S_ISREG(status.st_mode):
+        os.close(fd)
+        if kinds.S_ISDIR(status.st_mode):
+            raise file_error(path, IsADirectoryError())
+        raise InputError(f"{path}: not a regular file (a pipe or a device)")
+    os.set_blocking(fd, True)
+    return open(fd, "rb", buffering=0), status
 
 
 def open_at(path: Path, offset: int, line: int) -> Opened | None:
@@ -88,3 +105,35 @@ def open_resumed(path: Path, resume: FilePosition, *, search: bool = True) -> Op
         return None
     log.warning("%s: the file read before is gone; reading the new one from its start", path)
     return Opened(*opened, 0, 0, Rotated(resume.offset, opened[1].st_size))
+
+
+class Unreadable:
+    """Whether the followed path ``name`` can be opened: when it cannot (``failed``), said once,
+    then tried again at most every ``retry_s`` seconds (``due``); once it can (``cleared``), said
+    too. Each returns the ``SourceEvent`` to give before the next lines, if any."""
+
+    def __init__(self, name: str, clock: Callable[[], float], retry_s: float = RETRY_S) -> None:
+        self.name = name
+        self.error: InputError | None = None  # why it cannot be read, while it cannot
+        self._clock = clock
+        self._retry_s = retry_s
+        self._retry_at = float("-inf")
+
+    def due(self) -> bool:
+        """Trying to open it now is worth it (it was not failing, or long enough ago)."""
+        return self.error is None or self._clock() >= self._retry_at
+
+    def failed(self, error: InputError) -> list[Item]:
+        self._retry_at = self._clock() + self._retry_s
+        said = self.error is not None and str(self.error) == str(error)
+        self.error = error
+        if said:
+            return []
+        text = f"warning: {error}; reading on, and this file once it can be read"
+        return [SourceEvent("unreadable", text, (("error", str(error)),))]
+
+    def cleared(self) -> list[Item]:
+        if self.error is None:
+            return []
+        self.error = None
+        return [SourceEvent("readable", f"{self.name}: can be read again; reading it")]

@@ -34,12 +34,14 @@ class FilePatterns:
         """Whether a ``/``-separated path relative to the folder is named by a pattern."""
         return self._regex.fullmatch(relative) is not None
 
-    def find(self, root: Path) -> list[Path]:
+    def find(self, root: Path, unreadable: list[OSError] | None = None) -> list[Path]:
         """The files under ``root`` that a pattern names, in path order (a folder's files
-        before those of its subfolders of the same name: ``s1.jsonl`` before ``s1/…``)."""
+        before those of its subfolders of the same name: ``s1.jsonl`` before ``s1/…``). A folder
+        that cannot be listed is left out, its error added to ``unreadable``."""
         found: list[Path] = []
         top = str(root)
-        for folder, folders, files in os.walk(top):
+        keep = None if unreadable is None else unreadable.append
+        for folder, folders, files in os.walk(top, onerror=keep):
             relative = os.path.relpath(folder, top)
             prefix = "" if relative == "." else relative.replace(os.sep, "/") + "/"
             depth = prefix.count("/")

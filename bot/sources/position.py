@@ -127,10 +127,11 @@ def identity(stat: os.stat_result) -> Identity:
 
 
 def path_identity(path: Path) -> tuple[Identity, int] | None:
-    """The identity and size of the regular file at ``path``; None when there is none."""
+    """The identity and size of the regular file at ``path``; None when there is none (or its
+    folder may not be read)."""
     try:
         stat = os.stat(path)
-    except (FileNotFoundError, NotADirectoryError):
+    except OSError:
         return None
     return identity(stat), stat.st_size
 
@@ -193,7 +194,7 @@ def unchanged(path: Path, position: FilePosition, size: int) -> bool:
         return False
     try:
         return _same_head(str(path), position)
-    except FileNotFoundError:
+    except OSError:  # gone, or it may no longer be read: it is to be opened again
         return False
 
 

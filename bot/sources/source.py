@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from bot.sources.lines import Line, LongLine
+from bot.sources.lines import Line, LineOverLimit, LongLine
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +48,18 @@ class Rewritten:
     size: int
 
 
-Item = Line | LongLine | Truncated | Rewritten  # a Rotated is a Truncated
+@dataclass(frozen=True, slots=True)
+class SourceEvent:
+    """Something a person should hear of, while reading goes on: told once, as the structured
+    log event ``name`` (with ``source`` and ``detail``) and as ``text`` on stderr. A file that
+    cannot be read for now (``unreadable``) and, later, can again (``readable``)."""
+
+    name: str
+    text: str
+    detail: tuple[tuple[str, str], ...] = ()
+
+
+Item = Line | LongLine | LineOverLimit | Truncated | Rewritten | SourceEvent  # Rotated: a Truncated
 
 
 class Source(Protocol):

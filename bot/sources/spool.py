@@ -6,7 +6,9 @@ whose positions the store commits. The input ends once stdin ended and the spool
 its end. A spool left by an earlier run is complete (its stdin is gone): ``leftover_spools``
 lists them, to be read from their stored positions with ``stop_at_end`` and deleted once read
 and committed (``remove_spool``). A wrapped command's output (``run -- CMD``) is not spooled:
-a restart runs the command again, so there is nothing to resume.
+a restart runs the command again, so there is nothing to resume. A line over the size limit is
+spooled cut to its first ``max_line_bytes + 1`` bytes, enough for the follower to know it is
+too long: a line with no end (``/dev/zero``) does not fill the disk.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ class StdinSpool:
         self._ended = threading.Event()  # stdin ended: every byte of it is in the spool
         self._wrote = threading.Event()  # bytes (or the end) arrived since the last wait
         self._follower = FileFollower(self.path, max_line_bytes=max_line_bytes, name=self.name)
+        self._clipper = LineClipper(max_line_bytes + 1)
         self._thread = threading.Thread(
             target=self._copy, name="slacktail-spool", daemon=True
         )
@@ -105,7 +108,7 @@ class StdinSpool:
                 chunk = self._stream.read1(CHUNK_BYTES)
                 if not chunk:
                     break
-                _write_all(fd, chunk)
+                _write_all(fd, self._clipper.clip(chunk))
                 self._wrote.set()
         except (OSError, ValueError) as error:  # EIO, a closed stream, a full disk
             self.error = error
@@ -114,6 +117,31 @@ class StdinSpool:
             os.close(fd)
             self._ended.set()
             self._wrote.set()
+
+
+class LineClipper:
+    """Chunks of a stream in, the same with each line cut to its first ``keep`` bytes out."""
+
+    def __init__(self, keep: int) -> None:
+        self._keep = keep
+        self._line = 0  # bytes of the current line so far (the cut ones included)
+
+    def clip(self, chunk: bytes) -> bytes:
+        if self._line + len(chunk) <= self._keep:  # no line in it can be too long
+            last = chunk.rfind(b"\n")
+            self._line = self._line + len(chunk) if last < 0 else len(chunk) - last - 1
+            return chunk
+        parts: list[bytes] = []
+        start = 0
+        while True:
+            end = chunk.find(b"\n", start)
+            stop = len(chunk) if end < 0 else end
+            parts.append(chunk[start : min(stop, start + max(self._keep - self._line, 0))])
+            if end < 0:
+                self._line += stop - start
+                return b"".join(parts)
+            parts.append(b"\n")
+            self._line, start = 0, end + 1
 
 
 def leftover_spools(folder: Path, *, besides: Path | None = None) -> list[Path]:

@@ -145,3 +145,11 @@ def test_what_is_not_json_at_all_is_still_refused() -> None:
     assert lenient_json("hello") is lenient_json("{") is lenient_json("[" * 2000 + "]" * 2000)
     assert isinstance(SourceReader("x").feed(b"hello", 1)[0], Unparsed)
     assert UserText and SessionStarted  # the record kinds these tests read
+
+
+def test_a_byte_order_mark_alone_before_a_utf8_log_does_not_make_it_utf16() -> None:
+    reader = SourceReader("x")
+    assert isinstance(reader.feed(b"\xfe\xff", 1)[0], Unparsed)
+    records = reader.feed(INIT[:-1] + b',"tools":["Bash"]}', 2)
+    assert [type(record) for record in records] == [SessionStarted]
+    assert reader.encoding is None

@@ -127,3 +127,11 @@ def test_requests_for_another_host_name_are_refused(slack: LocalSlack) -> None:
 
 def test_unknown_paths_are_not_found(slack: LocalSlack) -> None:
     assert call(slack, "/nothing-here", method="GET")[0] == 404
+
+
+def test_the_page_shows_the_legend_its_server_was_given(slack: LocalSlack) -> None:
+    assert json.loads(get(slack, "/_state")[2])["legend"] == []  # the tests' oracle has none
+    with LocalSlack(token=TOKEN, legend=[("⏳", "session: running")]) as explained:
+        assert json.loads(get(explained, "/_state")[2])["legend"] == [["⏳", "session: running"]]
+    page = page_html().decode()
+    assert 'id="legend"' in page and "renderLegend(data.legend" in page

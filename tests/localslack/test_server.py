@@ -11,7 +11,7 @@ import pytest
 from slack_sdk import WebClient
 
 from bot.localslack import LocalSlack
-from bot.localslack.__main__ import run
+from bot.localslack.__main__ import local_slack_of, parser, run
 from bot.localslack.model import HUMAN_USER_ID
 
 from .conftest import TOKEN
@@ -139,3 +139,39 @@ def test_a_restarted_server_keeps_its_port_and_its_messages() -> None:
         assert [m["text"] for m in history["messages"]] == ["kept"]
     finally:
         server.stop()
+
+
+def test_the_module_entry_makes_the_channels_asked_for_and_puts_its_faults_in_force() -> None:
+    args = parser().parse_args([
+        "--channel", "builds", "--channel", "#ops", "--error-rate", "0.5", "--error-status", "503",
+        "--error-method", "chat.update", "--ratelimit-burst", "chat.postMessage=2",
+        "--retry-after", "3", "--delay", "0.5", "--drop-after-store", "chat.postMessage=1",
+        "--no-rate-limits",
+    ])  # fmt: skip
+    slack = local_slack_of(args, legend=[("⏳", "session: running")])
+    channels = {channel["name"] for channel in slack.workspace.snapshot()["channels"]}
+    assert {"agents", "builds", "ops"} <= channels
+    assert slack.faults.state() == {
+        "error_rate": 0.5, "error_status": 503, "error_methods": ["chat.update"],
+        "ratelimit_bursts": {"chat.postMessage": 2}, "retry_after": 3, "delay": 0.5,
+        "delay_methods": [], "drop_after_store": {"chat.postMessage": 1},
+        "injected": {"5xx": 0, "429": 0, "delay": 0, "drop": 0},
+    }  # fmt: skip
+    assert not slack.limiter.enabled
+    assert slack.legend == [["⏳", "session: running"]]
+
+
+def test_the_module_entry_refuses_a_fault_out_of_range_in_one_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert run(["--error-rate", "2"]) == 2
+    assert capsys.readouterr().err == (
+        "python -m bot.localslack: error: error_rate must be between 0 and 1\n"
+    )
+
+
+def test_the_module_entry_documents_its_fault_switches() -> None:
+    help_text = parser().format_help()
+    for switch in ("--channel", "--error-rate", "--ratelimit-burst", "--drop-after-store",
+                   "--delay", "--retry-after", "--seed", "POST /_admin/faults"):  # fmt: skip
+        assert switch in help_text

@@ -1,9 +1,15 @@
-"""Waiting on a condition with a deadline, never a bare sleep."""
+"""Waiting on a condition with a deadline, never a bare sleep; paths that may not be read."""
 
 from __future__ import annotations
 
+import errno
+import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
 
 from bot.sources.lines import Line
 from bot.sources.source import Item, Source
@@ -47,3 +53,34 @@ def until_closed(source: Source) -> Callable[[list[Item]], bool]:
 def data(items: list[Item]) -> list[bytes]:
     """The bytes of the lines among ``items``."""
     return [item.data for item in items if isinstance(item, Line)]
+
+
+class Denied:
+    """Paths that may not be read: opening one (``os.open``) or listing one (``os.scandir``)
+    fails with EACCES, as after ``chmod 000`` for anyone but root (the tests may run as root)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.paths: set[str] = set()
+        self._open = os.open
+        self._scandir = os.scandir
+        monkeypatch.setattr(os, "open", self._refused_open)
+        monkeypatch.setattr(os, "scandir", self._refused_scandir)
+
+    def deny(self, path: Path) -> None:
+        self.paths.add(os.path.abspath(path))
+
+    def allow(self, path: Path) -> None:
+        self.paths.discard(os.path.abspath(path))
+
+    def _check(self, path: Any) -> None:
+        name = os.fsdecode(path) if not isinstance(path, int) else ""
+        if name and os.path.abspath(name) in self.paths:
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), name)
+
+    def _refused_open(self, path: Any, flags: int, mode: int = 0o777, **kwargs: Any) -> int:
+        self._check(path)
+        return self._open(path, flags, mode, **kwargs)
+
+    def _refused_scandir(self, path: Any = ".") -> Iterator[os.DirEntry[str]]:
+        self._check(path)
+        return self._scandir(path)

@@ -1,6 +1,7 @@
 """Following a JSON document rewritten in place: its whole content each time it changes (after a
 ``Rewritten`` marker once something was returned), nothing while it is unchanged or half
-written, and after a restart only a content other than the one read before."""
+written, after a restart only a content other than the one read before, and a file it cannot
+read for a while said once and read once it can be."""
 
 from __future__ import annotations
 
@@ -12,10 +13,12 @@ import pytest
 
 from bot.sources.document import DocumentFollower, is_document_file
 from bot.sources.lines import Line, LongLine
+from bot.sources.opening import RETRY_S
 from bot.sources.position import FilePosition
-from bot.sources.source import Rewritten
+from bot.sources.source import Rewritten, SourceEvent
 from bot.sources.watch import ChangeWatch
 from tests.conftest import FakeClock
+from tests.sources.helpers import Denied
 
 ONE = {"history": [{"role": "user", "content": "fix it"}]}
 TWO = {"history": [*ONE["history"], {"role": "assistant", "content": "fixed"}]}
@@ -194,3 +197,38 @@ def test_json_and_traj_files_are_documents_unless_they_hold_json_lines(tmp_path:
     assert not is_document_file(tmp_path / "events.json")
     assert not is_document_file(tmp_path / "pretty.jsonl")
     assert is_document_file(tmp_path / "pretty.jsonl", look_inside=True)
+
+
+def test_a_document_it_cannot_read_is_said_once_and_read_once_it_can_be(
+    traj: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    denied, clock = Denied(monkeypatch), FakeClock()
+    data = write(traj, ONE)
+    denied.deny(traj)
+    follower = DocumentFollower(traj, clock=clock)
+    (said,) = follower.read_available()
+    assert isinstance(said, SourceEvent)
+    assert (said.name, said.text) == (
+        "unreadable",
+        f"warning: {traj}: cannot read it (Permission denied); reading on, and this file once "
+        "it can be read",
+    )
+    assert not follower.ready()  # not tried again at once: no busy loop
+    clock.advance(RETRY_S)
+    assert follower.read_available() == []  # said once
+    denied.allow(traj)
+    clock.advance(RETRY_S)
+    assert follower.ready()
+    assert follower.read_available() == [
+        SourceEvent("readable", f"{traj}: can be read again; reading it"),
+        Line(1, len(data), data),
+    ]
+
+
+def test_a_json_file_it_cannot_read_yet_is_taken_for_the_document_its_name_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "session-1.json"
+    path.write_bytes(document(ONE))
+    Denied(monkeypatch).deny(path)
+    assert is_document_file(path)

@@ -1,5 +1,6 @@
 """Following a folder or a glob: every session file found once, new files picked up (by events,
-or by polling), files deleted and created again kept by their follower, idle files closed."""
+or by polling), files deleted and created again kept by their follower, idle files closed, files
+and folders it cannot read said once and followed once they can be read."""
 
 from __future__ import annotations
 
@@ -20,9 +21,10 @@ from bot.sources.folder import (
 )
 from bot.sources.follow import FileFollower
 from bot.sources.lines import Line
-from bot.sources.source import Rewritten, Rotated
+from bot.sources.opening import RETRY_S
+from bot.sources.source import Rewritten, Rotated, SourceEvent
 from bot.sources.watch import ChangeWatch
-from tests.sources.helpers import data
+from tests.sources.helpers import Denied, data
 
 
 class FakeClock:
@@ -304,3 +306,66 @@ def test_a_glob_under_a_missing_folder_is_an_input_error(tmp_path: Path) -> None
 def test_a_subagent_file_names_its_session() -> None:
     assert parent_session(Path("p/abc/subagents/agent-1.jsonl")) == "abc"
     assert parent_session(Path("p/abc.jsonl")) is None
+
+
+def said(items: list[object]) -> list[str]:
+    return [item.name for item in items if isinstance(item, SourceEvent)]
+
+
+def test_a_file_it_cannot_read_is_said_once_and_the_others_are_followed(
+    projects: Path, polling: tuple[ChangeWatch, FakeClock], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    watch, clock = polling
+    denied = Denied(monkeypatch)
+    denied.deny(projects / "proj" / "s1.jsonl")
+    folder = FolderWatch(str(projects), watch=watch, clock=clock)
+    session, subagent = folder.new_files()
+    assert said(session.read_available()) == ["unreadable"]
+    assert data(subagent.read_available()) == [b"{}"]
+    clock.now += RETRY_S
+    assert session.read_available() == []
+    denied.allow(session.path)
+    clock.now += RETRY_S
+    assert session.read_available() == [
+        SourceEvent("readable", f"{session.path}: can be read again; reading it"),
+        Line(1, 3, b"{}"),
+    ]
+
+
+def test_a_new_file_it_cannot_read_yet_is_followed_once_it_can_be(
+    projects: Path, polling: tuple[ChangeWatch, FakeClock], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    watch, clock = polling
+    denied = Denied(monkeypatch)
+    folder = FolderWatch(str(projects), watch=watch, clock=clock)
+    folder.new_files()
+    late = projects / "proj" / "s2.jsonl"
+    late.write_bytes(b'{"late": 1}\n')
+    denied.deny(late)
+    clock.now += 1.0
+    (found,) = folder.new_files()
+    assert said(found.read_available()) == ["unreadable"]
+    denied.allow(late)
+    clock.now += RETRY_S
+    assert data(found.read_available()) == [b'{"late": 1}']
+
+
+def test_a_folder_it_cannot_list_is_said_once_and_its_files_followed_once_it_can_be(
+    projects: Path, polling: tuple[ChangeWatch, FakeClock], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    watch, clock = polling
+    denied = Denied(monkeypatch)
+    locked = projects / "proj" / "s1"
+    denied.deny(locked)
+    folder = FolderWatch(str(projects), watch=watch, clock=clock)
+    assert names(folder.new_files()) == ["s1.jsonl"]
+    (event,) = folder.take_events()
+    assert event.name == "unreadable"
+    assert event.text.startswith(f"warning: {locked}: cannot read this folder (Permission denied)")
+    clock.now += 1.0
+    assert folder.new_files() == []
+    assert folder.take_events() == []  # said once
+    denied.allow(locked)
+    clock.now += 1.0
+    assert names(folder.new_files()) == ["agent-a1.jsonl"]
+    assert [event.name for event in folder.take_events()] == ["readable"]

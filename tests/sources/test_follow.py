@@ -1,8 +1,10 @@
 """The file follower: appends picked up, partial lines held, a missing file refused, a shrinking
-file read again after a marker, and waiting on files with an injected clock."""
+file read again after a marker, a path it cannot read for a while said once and read once it
+can be, and waiting on files with an injected clock."""
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 
@@ -10,10 +12,12 @@ import pytest
 
 from bot.errors import InputError
 from bot.sources.follow import FileFollower, wait_for_data
-from bot.sources.lines import BOM, Line, LongLine
-from bot.sources.source import Rotated, Source, Truncated
+from bot.sources.lines import BOM, Line, LineOverLimit, LongLine
+from bot.sources.opening import RETRY_S
+from bot.sources.source import Rotated, Source, SourceEvent, Truncated
 from bot.sources.watch import ChangeWatch
-from tests.sources.helpers import data
+from tests.conftest import FakeClock
+from tests.sources.helpers import Denied, data
 
 
 class FakeTime:
@@ -143,6 +147,7 @@ def test_a_long_line_in_the_file_is_a_marker_and_the_next_lines_are_read(log: Pa
     with FileFollower(log, max_line_bytes=50, chunk_bytes=8) as follower:
         assert follower.read_available() == [
             Line(1, 2, b"a"),
+            LineOverLimit(2, 50),  # said as soon as the line held passed the limit
             LongLine(2, 103, 100),
             Line(3, 105, b"b"),
         ]
@@ -299,3 +304,115 @@ def test_a_watched_file_is_not_looked_at_until_a_change_or_a_recheck(log: Path) 
         fake.now += 2.0
         assert follower.ready()
         assert data(follower.read_available()) == [b"x"]
+
+
+# --- a path it cannot read for a while ---------------------------------------------------------
+
+
+def events(items: list[object]) -> list[str]:
+    return [item.name for item in items if isinstance(item, SourceEvent)]
+
+
+def test_an_unreadable_file_is_said_once_then_read_once_it_can_be(
+    log: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    denied, clock = Denied(monkeypatch), FakeClock()
+    denied.deny(log)
+    append(log, b"a\n")
+    follower = FileFollower(log, wait_for_file=True, clock=clock)
+    (said,) = follower.read_available()
+    assert said == SourceEvent(
+        "unreadable",
+        f"warning: {log}: cannot read it (Permission denied); reading on, and this file once "
+        "it can be read",
+        (("error", f"{log}: cannot read it (Permission denied)"),),
+    )
+    clock.advance(RETRY_S)
+    assert follower.read_available() == []  # tried again: said once only
+    denied.allow(log)
+    assert not follower.ready()  # not tried again before RETRY_S
+    clock.advance(RETRY_S)
+    assert follower.ready()
+    items = follower.read_available()
+    assert events(items) == ["readable"]
+    assert data(items) == [b"a"]
+
+
+def test_an_unreadable_file_is_still_an_error_when_it_is_not_waited_for(
+    log: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    Denied(monkeypatch).deny(log)
+    with pytest.raises(InputError, match="cannot read it"):
+        FileFollower(log)
+
+
+def test_an_unreadable_file_read_to_its_end_is_said_and_closes(
+    log: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    Denied(monkeypatch).deny(log)
+    follower = FileFollower(log, wait_for_file=True, stop_at_end=True)
+    assert events(follower.read_available()) == ["unreadable"]
+    assert follower.closed
+
+
+@pytest.mark.parametrize("replacement", ["a folder", "a file it may not read"])
+def test_a_path_rotated_to_what_it_cannot_read_keeps_reading_and_switches_once_it_can(
+    log: Path, monkeypatch: pytest.MonkeyPatch, replacement: str
+) -> None:
+    denied, clock = Denied(monkeypatch), FakeClock()
+    follower = FileFollower(log, clock=clock)
+    append(log, b"a\n")
+    assert data(follower.read_available()) == [b"a"]
+    old = log.rename(log.with_name("agent.jsonl.1"))
+    if replacement == "a folder":
+        log.mkdir()
+    else:
+        denied.deny(log)
+        log.write_bytes(b"new\n")
+    append(old, b"b\n")
+    items = follower.read_available()
+    assert events(items) == ["unreadable"]
+    assert data(items) == [b"b"]  # the old file is read on
+    append(old, b"c\n")
+    assert follower.ready()
+    assert follower.read_available() == [Line(3, 6, b"c")]  # said once only
+    if replacement == "a folder":
+        log.rmdir()
+        log.write_bytes(b"new\n")
+    denied.allow(log)
+    clock.advance(RETRY_S)
+    items = follower.read_available()
+    assert events(items) == ["readable"]
+    assert [item for item in items if not isinstance(item, SourceEvent)] == [
+        Rotated(6, 4),
+        Line(1, 4, b"new"),
+    ]
+
+
+def test_a_path_it_cannot_read_is_not_ready_until_it_is_tried_again(
+    log: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No busy loop: a waiting main loop is not woken at once, again and again."""
+    clock = FakeClock()
+    follower = FileFollower(log, clock=clock)
+    log.unlink()
+    log.mkdir()
+    follower.read_available()
+    assert not follower.ready()
+    assert not wait_for_data([follower], 0.5, clock=clock, sleep=clock.sleep)
+    clock.advance(RETRY_S)
+    assert follower.ready()
+
+
+def test_a_path_that_became_a_pipe_is_said_and_never_waited_on(log: Path) -> None:
+    follower = FileFollower(log)
+    log.unlink()
+    os.mkfifo(log)  # opening it as a file would wait for a writer
+    items: list[object] = []
+    reading = threading.Thread(target=lambda: items.extend(follower.read_available()), daemon=True)
+    reading.start()
+    reading.join(5)
+    assert not reading.is_alive()
+    (said,) = items
+    assert isinstance(said, SourceEvent)
+    assert said.text.startswith(f"warning: {log}: not a regular file")

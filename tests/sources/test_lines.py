@@ -1,4 +1,5 @@
-"""The line splitter: chunks in, complete numbered lines out, long lines dropped, offsets exact."""
+"""The line splitter: chunks in, complete numbered lines out, long lines dropped (and said as
+soon as they pass the limit), offsets exact."""
 
 from __future__ import annotations
 
@@ -7,18 +8,33 @@ import itertools
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.sources.lines import BOM, DEFAULT_MAX_LINE_BYTES, Line, LineSplitter, LongLine
+from bot.sources.lines import (
+    BOM,
+    DEFAULT_MAX_LINE_BYTES,
+    Line,
+    LineOverLimit,
+    LineSplitter,
+    LongLine,
+)
+
+
+def split_all(
+    chunks: list[bytes], max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+) -> list[Line | LongLine | LineOverLimit]:
+    splitter = LineSplitter(max_line_bytes)
+    out: list[Line | LongLine | LineOverLimit] = []
+    for chunk in chunks:
+        out.extend(splitter.feed(chunk))
+    out.extend(splitter.finish())
+    return out
 
 
 def split(
     chunks: list[bytes], max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
 ) -> list[Line | LongLine]:
-    splitter = LineSplitter(max_line_bytes)
-    out: list[Line | LongLine] = []
-    for chunk in chunks:
-        out.extend(splitter.feed(chunk))
-    out.extend(splitter.finish())
-    return out
+    """The lines (a ``LineOverLimit``, said before a long line ends, left out)."""
+    items = split_all(chunks, max_line_bytes)
+    return [item for item in items if not isinstance(item, LineOverLimit)]
 
 
 def whole(data: bytes, max_line_bytes: int) -> list[Line | LongLine]:
@@ -111,12 +127,25 @@ def test_a_line_over_the_limit_becomes_a_long_line_and_the_lines_after_it_are_re
 
 def test_a_long_line_arriving_in_pieces_is_never_held_whole() -> None:
     splitter = LineSplitter(max_line_bytes=10)
-    out: list[Line | LongLine] = []
+    out: list[Line | LongLine | LineOverLimit] = []
     for _ in range(1000):
         out.extend(splitter.feed(b"x" * 7))
         assert len(splitter._held) <= 10
     out.extend(splitter.feed(b"\nafter\n"))
-    assert out == [LongLine(1, 7001, 7000), Line(2, 7007, b"after")]
+    assert out == [LineOverLimit(1, 10), LongLine(1, 7001, 7000), Line(2, 7007, b"after")]
+
+
+def test_a_line_with_no_end_is_said_once_as_soon_as_it_passes_the_limit() -> None:
+    splitter = LineSplitter(max_line_bytes=10)
+    assert splitter.feed(b"ok\n" + b"\0" * 10) == [Line(1, 3, b"ok")]  # at the limit: held
+    assert splitter.feed(b"\0") == [LineOverLimit(2, 10)]
+    assert all(splitter.feed(b"\0" * 64) == [] for _ in range(100))  # said once, held nothing
+    assert splitter._held == bytearray()
+
+
+def test_the_warning_names_the_source_the_line_and_the_limit() -> None:
+    text = LineOverLimit(3, 8 * 1024 * 1024).text("/dev/zero")
+    assert text.startswith("/dev/zero: line 3 is over the limit of 8,388,608 bytes")
 
 
 def test_a_long_partial_last_line_at_the_end_is_a_long_line() -> None:
@@ -148,6 +177,20 @@ def test_any_chunking_gives_the_lines_of_splitting_the_whole(
     bounds = [0, *sorted(cut % (len(data) + 1) for cut in cuts), len(data)]
     chunks = [data[start:end] for start, end in itertools.pairwise(bounds)]
     assert split(chunks, limit) == whole(data, limit)
+
+
+@given(data=_DATA, cuts=st.lists(st.integers(0, 400), max_size=20), limit=st.integers(1, 12))
+def test_a_long_line_is_said_over_the_limit_once_before_it_ends(
+    data: bytes, cuts: list[int], limit: int
+) -> None:
+    bounds = [0, *sorted(cut % (len(data) + 1) for cut in cuts), len(data)]
+    items = split_all([data[start:end] for start, end in itertools.pairwise(bounds)], limit)
+    for said, after in itertools.pairwise([None, *items]):
+        if isinstance(said, LineOverLimit):
+            assert isinstance(after, LongLine) and after.number == said.number
+        if isinstance(after, LongLine):
+            assert said == LineOverLimit(after.number, limit)  # said first, once
+    assert not items or not isinstance(items[-1], LineOverLimit)  # finish() ends the line
 
 
 @given(data=_DATA)

@@ -85,7 +85,7 @@ def test_without_double_star_the_walk_stops_at_the_patterns_depth(
     entered: list[str] = []
     walk = os.walk
 
-    def counting(top: str) -> Iterator[tuple[str, list[str], list[str]]]:
+    def counting(top: str, onerror: object = None) -> Iterator[tuple[str, list[str], list[str]]]:
         for folder, folders, files in walk(top):
             entered.append(folder)
             yield folder, folders, files

@@ -1,9 +1,11 @@
-"""Spooling stdin: its bytes land in a private spool file as they come, the lines are read from
-that file, the input ends after stdin's end, and spools left by an earlier run are found."""
+"""Spooling stdin: its bytes land in a private spool file as they come (a line over the limit cut
+short), the lines are read from that file, the input ends after stdin's end, and spools left by
+an earlier run are found."""
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import stat
 from collections.abc import Iterator
@@ -12,11 +14,13 @@ from pathlib import Path
 from typing import BinaryIO
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bot.errors import InputError
 from bot.sources.follow import FileFollower
-from bot.sources.lines import Line
-from bot.sources.spool import StdinSpool, leftover_spools, remove_spool
+from bot.sources.lines import Line, LineOverLimit, LongLine
+from bot.sources.spool import LineClipper, StdinSpool, leftover_spools, remove_spool
 from tests.sources.helpers import collect, data, until_closed, until_lines, wait_until
 
 MOMENT = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
@@ -101,3 +105,31 @@ def test_a_spool_folder_that_cannot_be_made_is_an_input_error(
     (tmp_path / "file").write_bytes(b"")
     with pytest.raises(InputError, match="cannot spool stdin"):
         StdinSpool(pipe[0], tmp_path / "file" / "spool")
+
+
+def test_a_line_with_no_end_does_not_fill_the_spool(
+    tmp_path: Path, pipe: tuple[BinaryIO, int]
+) -> None:
+    stream, writer = pipe
+    spool = StdinSpool(stream, tmp_path / "spool", max_line_bytes=1024)
+    for _ in range(64):
+        os.write(writer, b"\0" * 65536)  # 4 MiB of /dev/zero
+    os.write(writer, b"\nafter\n")
+    items = collect(spool, until_lines(1))
+    assert items == [LineOverLimit(1, 1024), LongLine(1, 1026, 1025), Line(2, 1032, b"after")]
+    assert spool.path.stat().st_size == 1032
+    spool.close()
+
+
+@given(
+    data=st.lists(st.sampled_from([b"a", b"bb", b"\n", b"xxxxxxx"]), max_size=40).map(b"".join),
+    cuts=st.lists(st.integers(0, 300), max_size=10),
+    keep=st.integers(1, 9),
+)
+def test_clipping_cuts_each_line_to_its_first_bytes_however_it_is_chunked(
+    data: bytes, cuts: list[int], keep: int
+) -> None:
+    bounds = [0, *sorted(cut % (len(data) + 1) for cut in cuts), len(data)]
+    clipper = LineClipper(keep)
+    clipped = b"".join(clipper.clip(data[a:b]) for a, b in itertools.pairwise(bounds))
+    assert clipped == b"\n".join(line[:keep] for line in data.split(b"\n"))
