@@ -25,7 +25,7 @@ SESSION_EMOJI: Final = {
     SessionStatus.STOPPED: "⏹️",
     SessionStatus.SUCCEEDED: "✅",
     SessionStatus.FAILED: "❌",
-    SessionStatus.UNKNOWN: "⏸️",
+    SessionStatus.UNKNOWN: "❔",
 }
 
 SESSION_WORD: Final = {
@@ -38,7 +38,8 @@ SESSION_WORD: Final = {
     SessionStatus.UNKNOWN: "No result recorded",
 }
 
-# Reaction names (not Unicode) for the root message, used by delivery.
+# Reaction names (not Unicode) for the root message, used by delivery: each the name of the
+# status line's emoji above (a reader sees the same mark on the root and in its status line).
 SESSION_REACTION: Final = {
     SessionStatus.RUNNING: "hourglass_flowing_sand",
     SessionStatus.WAITING: "speech_balloon",

@@ -11,7 +11,10 @@ from blocks.text import safe_line, truncate_escaped
 from bot.session.thread import NoticeItem, UserTurn
 
 _LEVEL_EMOJI: Final = {"info": "ℹ️", "warning": "⚠️", "error": "🛑"}
-_KIND_EMOJI: Final = {"compaction": "🗜️", "thinking": "💭", "interrupted": "✋"}
+_KIND_EMOJI: Final = {
+    "compaction": "🗜️", "thinking": "💭", "interrupted": "✋", "subagent_prompt": "📨",
+    "task_notification": "🔔", "hook_feedback": "🪝",
+}  # fmt: skip
 
 
 def notice_message(item: NoticeItem) -> Message:

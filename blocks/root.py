@@ -1,4 +1,5 @@
-"""The session's root message: what ran, where, and a live status line. It starts the thread."""
+"""The session's root message: what ran, where, what it was asked, and a live status line. It
+starts the thread."""
 
 from __future__ import annotations
 
@@ -22,6 +23,9 @@ from blocks.text import code_span, plain_text, safe_line
 from bot.records import SessionResult
 from bot.session import Session, ToolStatus
 
+PROMPT_LINES: Final = 2
+PROMPT_LINE: Final = 150  # characters of a prompt's line the root shows
+
 
 def root_message(session: Session, now: datetime | None = None) -> Message:
     info = session.info
@@ -29,11 +33,22 @@ def root_message(session: Session, now: datetime | None = None) -> Message:
     title = info.title or _place(info.cwd) or f"session {session.session_id[:8]}"
     blocks = MessageBlocks()
     blocks.header(plain_text(f"🤖 {agent}: {title}", 150))
+    if info.prompt:
+        blocks.section(asked(info.prompt))
     blocks.fields(_facts(session))
     blocks.context(status_line(session, now))
     word = SESSION_WORD[session.status].lower()
     text = safe_line(f"{agent} session {session.session_id}: {word}", 300)
     return Message("root", text, blocks.fitted())
+
+
+def asked(prompt: str) -> str:
+    """What the session was asked: its first prompt's first one or two lines, quoted."""
+    lines = [line for line in prompt.split("\n") if line and not line.isspace()]
+    shown = [safe_line(line, PROMPT_LINE) for line in lines[:PROMPT_LINES]]
+    if len(lines) > PROMPT_LINES and not shown[-1].endswith("…"):
+        shown[-1] += " …"
+    return "\n".join([f"> {line}" for line in shown])
 
 
 def _place(cwd: str | None) -> str | None:

@@ -223,7 +223,7 @@ def _preview(args: argparse.Namespace) -> int:
         sys.stdout.buffer.write(orjson.dumps(preview_document(preview), option=orjson.OPT_INDENT_2))
         sys.stdout.buffer.write(b"\n")
     else:
-        sys.stdout.write(preview_text(preview) + "\n")
+        sys.stdout.write(preview_text(preview, styles=sys.stdout.isatty()) + "\n")
     for said in preview.not_understood:
         print(f"slacktail: {said}", file=sys.stderr)
     if preview.read == 0:  # nothing at all could be read: say so with a failing exit

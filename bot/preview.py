@@ -23,7 +23,7 @@ from bot.formats import FAMILIES
 from bot.formats.reader import SourceReader
 from bot.progress import ProgressBar
 from bot.redaction import Redactor, redact_record, redact_value
-from bot.session import Session, SessionBook, SessionSettings
+from bot.session import Session, SessionBook, SessionSettings, Significance
 from bot.sources.files import lines_of, log_lines, log_size
 from bot.sources.folder import SESSION_FILES, is_folder_target, left_out, split_target
 from bot.sources.lines import DEFAULT_MAX_LINE_BYTES, Line, LineOverLimit, LongLine
@@ -173,6 +173,19 @@ def _session_document(preview: Preview, session: Session) -> dict[str, Any]:
 
 _DATE = re.compile(r"<!date\^[^|>]*\|([^>]*)>")
 _LINK = re.compile(r"<(https?://[^|>]+)\|([^>]*)>")
+# Slack's inline marks, as the local Slack's page reads them: `code`, a <special> (left for
+# `_plain`), *bold*, _italic_, ~strike~ (a mark hugs its text and is not inside a word).
+_INLINE = re.compile(
+    r"`([^`\n]+)`|(<[^<>\n]*>)"
+    r"|(?<![\w*])\*(?!\s)([^*\n]+?)(?<!\s)\*(?![\w*])"
+    r"|(?<![\w_])_(?!\s)([^_\n]+?)(?<!\s)_(?![\w_])"
+    r"|(?<![\w~])~(?!\s)([^~\n]+?)(?<!\s)~(?![\w~])"
+)
+# ANSI styles (on, off) of code, bold, italic and strike.
+_CODE = ("\x1b[36m", "\x1b[39m")
+_BOLD = ("\x1b[1m", "\x1b[22m")
+_ITALIC = ("\x1b[3m", "\x1b[23m")
+_STRIKE = ("\x1b[9m", "\x1b[29m")
 
 
 def _plain(mrkdwn: str) -> str:
@@ -181,19 +194,53 @@ def _plain(mrkdwn: str) -> str:
     return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
 
 
-def _block_lines(block: dict[str, Any]) -> list[str]:
+def _shown(mrkdwn: str, styles: bool) -> str:
+    """mrkdwn as the terminal shows it: bold, italics and strike in ANSI styles (``styles``) or
+    without their marks; code and code blocks coloured (``styles``) or kept in their marks."""
+    parts = mrkdwn.split("```")
+    for index, part in enumerate(parts):
+        if index % 2 == 1 and index < len(parts) - 1:  # a code block
+            parts[index] = _styled_lines(part.strip("\n"), _CODE) if styles else f"```{part}```"
+        else:
+            parts[index] = _marks(part if index % 2 == 0 else "```" + part, styles)
+    return _plain("".join(parts))
+
+
+def _marks(text: str, styles: bool) -> str:
+    return _INLINE.sub(lambda match: _mark(match, styles), text)
+
+
+def _mark(match: re.Match[str], styles: bool) -> str:
+    code, special, bold, italic, strike = match.groups()
+    if special is not None:
+        return special
+    if code is not None:
+        return f"{_CODE[0]}{code}{_CODE[1]}" if styles else match.group(0)
+    inner = _marks(bold or italic or strike, styles)
+    if not styles:
+        return inner
+    on, off = _BOLD if bold is not None else _ITALIC if italic is not None else _STRIKE
+    return f"{on}{inner}{off}"
+
+
+def _styled_lines(text: str, style: tuple[str, str]) -> str:
+    """Each line styled on its own: the preview prefixes every line of a reply."""
+    return "\n".join(f"{style[0]}{line}{style[1]}" if line else line for line in text.split("\n"))
+
+
+def _block_lines(block: dict[str, Any], styles: bool) -> list[str]:
     kind = block.get("type")
     if kind == "header":
         title = str(block["text"]["text"])
         return [title, "═" * min(len(title) + 2, 80)]
     if kind == "section":
-        lines = _plain(block["text"]["text"]).split("\n") if "text" in block else []
+        lines = _shown(block["text"]["text"], styles).split("\n") if "text" in block else []
         for item in block.get("fields", []):
-            label, _, value = _plain(item["text"]).partition("\n")
-            lines.append(f"{label.strip('*')}: {value}")
+            label, _, value = item["text"].partition("\n")
+            lines.append(f"{_plain(label.strip('*'))}: {_shown(value, styles)}")
         return lines
     if kind == "context":
-        return ["  " + "  ".join(_plain(e.get("text", "")) for e in block["elements"])]
+        return ["  " + "  ".join(_shown(e.get("text", ""), styles) for e in block["elements"])]
     if kind == "markdown":
         return str(block.get("text", "")).split("\n")
     if kind == "divider":
@@ -201,28 +248,41 @@ def _block_lines(block: dict[str, Any]) -> list[str]:
     return [f"[{kind}]"]
 
 
-def message_text(message: Message) -> str:
+def message_text(message: Message, styles: bool = False) -> str:
     lines: list[str] = []
     for block in message.blocks:
-        lines.extend(_block_lines(block))
+        lines.extend(_block_lines(block, styles))
     return "\n".join(lines)
 
 
-def preview_text(preview: Preview) -> str:
+def preview_text(preview: Preview, styles: bool = False) -> str:
+    """The threads as readable text; ``styles``: mrkdwn's marks as ANSI styles (a terminal)."""
     out: list[str] = []
     for session in preview.sessions():
         messages = shown_messages(preview, session)
-        out.append(message_text(messages[0]))
+        out.append(message_text(messages[0], styles))
         for message in messages[1:]:
-            body = message_text(message).replace("\n", "\n  │ ")
+            body = message_text(message, styles).replace("\n", "\n  │ ")
             out.append(f"  ┌─ {message.key}\n  │ {body}")
         out.append("")
     stats = preview_document_stats(preview)
+    verbosity = preview.book.settings.verbosity.value
     out.append(
         f"{len(preview.book.sessions)} session(s) · {stats['records']} records · "
-        f"{stats['unparsed']} unparsed · {stats['hidden']} hidden"
+        f"{stats['unparsed']} unparsed · {not_shown(preview)} not shown at verbosity {verbosity}"
     )
     return "\n".join(out)
+
+
+def not_shown(preview: Preview) -> int:
+    """The records the threads leave out at the preview's verbosity: those never shown (and
+    those of no session), those below the verbosity, and lines read again."""
+    book = preview.book
+    threshold = book.settings.verbosity.threshold
+    below = 0
+    for session in book.sessions.values():
+        below += sum(session.counts[Significance.LOW : threshold])
+    return book.hidden + below + book.repeated + book.late
 
 
 def preview_document_stats(preview: Preview) -> dict[str, int]:

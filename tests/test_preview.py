@@ -132,7 +132,7 @@ def test_preview_text_shows_the_thread_readably(capsys: pytest.CaptureFixture[st
     assert main(["preview", str(path)]) == 0
     out = capsys.readouterr().out
     assert "🤖 Claude Code" in out
-    assert "✅ *Glob* `**/*.py in /home/user/fulltest`" in out
+    assert "✅ Glob `**/*.py`" in out  # in the working directory
     assert "Session succeeded" in out
     assert "&lt;" not in out  # the terminal shows text, not Slack's escapes
 
@@ -264,7 +264,7 @@ def test_a_swe_agent_root_shows_no_cost_or_tokens_the_trajectory_did_not_count()
 def test_preview_text_shows_no_duration_for_a_log_without_times() -> None:
     name = "SWE-agent__SWE-agent__marshmallow-code__marshmallow-1867.function_calling.traj"
     text = preview_text(build_preview([corpus_file("openai-messages", name)]))
-    assert "✅ *bash* `python reproduce.py`\n" in text
+    assert "✅ bash `python reproduce.py`\n" in text
     assert " · 0.0s" not in text and "$0.0000" not in text and "0 tokens" not in text
 
 
@@ -310,3 +310,60 @@ def test_a_log_of_only_a_line_over_the_limit_says_that_not_that_it_is_empty(
     assert main(["preview", str(log)]) == 2
     err = capsys.readouterr().err
     assert err.endswith("slacktail: nothing to read: its lines are over the limit\n")
+
+
+def test_the_readme_examples_final_answer_is_shown_once_by_its_result() -> None:
+    example = Path(__file__).parents[1] / "examples" / "claude-session.jsonl"
+    (session,) = build_preview([example]).sessions()
+    answer = "now sums `Decimal` prices, so the result no longer depends on item order"
+    assert [m.key for m in thread_messages(session) if answer in str(m.payload())] == ["result"]
+
+
+def test_a_transcripts_root_names_its_model_and_what_it_was_asked() -> None:
+    (session,) = build_preview(
+        [corpus_file("claude-transcript", "marot__spotter__subagent.jsonl")]
+    ).sessions()
+    root = orjson.dumps(thread_messages(session)[0].payload()).decode()
+    assert "claude-opus-4-6" in root and "haiku" not in root
+    assert "> /handgemacht:create-beads websearch to learn how to fastest setup credo" in root
+
+
+def example_preview(verbosity: Verbosity = Verbosity.NORMAL) -> str:
+    example = Path(__file__).parents[1] / "examples" / "claude-session.jsonl"
+    return preview_text(build_preview([example], settings=SessionSettings(verbosity=verbosity)))
+
+
+def test_preview_text_shows_mrkdwn_without_its_marks_and_no_escape_codes() -> None:
+    text = example_preview()
+    assert "  ✅ Succeeded · 9 tool calls" in text and "*Succeeded*" not in text
+    assert "✅ Reproduce the flaky test" in text and "~" not in text
+    assert "✅ Read `webshop/cart.py:35-55`" in text  # code keeps its marks
+    assert "\x1b[" not in text
+
+
+def test_preview_text_on_a_terminal_shows_mrkdwn_in_terminal_styles() -> None:
+    example = Path(__file__).parents[1] / "examples" / "claude-session.jsonl"
+    text = preview_text(build_preview([example]), styles=True)
+    assert "✅ \x1b[1mSucceeded\x1b[22m · 9 tool calls" in text
+    assert "✅ \x1b[9mReproduce the flaky test\x1b[29m" in text
+    assert "✅ \x1b[1mRead\x1b[22m \x1b[36mwebshop/cart.py:35-55\x1b[39m" in text
+    assert "\x1b[36mF...................\x1b[39m" in text and "```" not in text
+    assert "*Succeeded*" not in text and "*Read*" not in text
+
+
+def test_the_cli_styles_its_preview_only_for_a_terminal(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    example = Path(__file__).parents[1] / "examples" / "claude-session.jsonl"
+    assert main(["preview", str(example)]) == 0
+    assert "\x1b[" not in capsys.readouterr().out
+    monkeypatch.setattr("sys.stdout.isatty", lambda: True)
+    assert main(["preview", str(example)]) == 0
+    assert "\x1b[1mSucceeded\x1b[22m" in capsys.readouterr().out
+
+
+def test_the_count_of_records_not_shown_is_what_the_verbosity_leaves_out() -> None:
+    said = {v: example_preview(v).rsplit("\n", 1)[-1] for v in Verbosity}
+    assert said[Verbosity.VERBOSE].endswith("· 2 not shown at verbosity verbose")
+    assert said[Verbosity.NORMAL].endswith("· 2 not shown at verbosity normal")
+    assert said[Verbosity.QUIET].endswith("· 24 not shown at verbosity quiet")

@@ -27,6 +27,7 @@ from bot.formats.claude_stream_notices import (
     other_type,
     system_record,
 )
+from bot.formats.claude_user_text import harness_record, person_text, subagent_prompt
 from bot.formats.common import as_float, as_int, loads_maybe, text_of, to_utc, todos_of
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
@@ -266,7 +267,10 @@ def _user_text(text: object, obj: Line, origin: Origin) -> list[Record]:
     if text.startswith(_LOCAL_COMMAND):  # a slash command's own output, e.g. "Compacted"
         inner = text.removeprefix(_LOCAL_COMMAND).removesuffix("</local-command-stdout>")
         return [notice(origin, "local_command", clip(inner.strip()))]
-    return [UserText(origin, text=text)]
+    if origin.parent_call is not None:  # a subagent's prompt, from the agent that started it
+        return [subagent_prompt(text, origin)]
+    injected = harness_record(text, origin)  # a task notification, a reminder, hook feedback
+    return [UserText(origin, text=person_text(text)) if injected is None else injected]
 
 
 def _tool_result(block: Line, origin: Origin, amp: bool) -> ToolResult:

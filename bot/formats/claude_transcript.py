@@ -4,10 +4,13 @@ a subagent's ``<s>/subagents/agent-<id>.jsonl``) and the seed-001 variant. Line 
 - first line with a ``uuid`` of a new ``sessionId`` → also SessionStarted (title: the last
   ``summary`` read before it); ``summary``, ``file-history-snapshot``, ``queue-operation``,
   unknown line types → Ignored(type);
-- assistant: text → AssistantText (blank skipped), thinking → Thinking, tool_use → ToolCall
+- assistant: its model, when new for the session → SessionStarted again (its details only);
+  text → AssistantText (blank skipped), thinking → Thinking, tool_use → ToolCall
   (+ TodoUpdate for TodoWrite); an API error → Notice("api_error") (synthetic "No response
   requested." → Ignored);
-- user: ``isMeta`` → Ignored; text → UserText ("/name args" for ``<command-name>``); command
+- user: a person's text → UserText ("/name args" for ``<command-name>``); what Claude Code
+  wrote itself (``isMeta``, a sidechain's prompt, a task notification…: see
+  ``claude_user_text``) → Notice, Compaction or Ignored; command
   output → Notice("command"); "[Request interrupted by user…]" → Notice("interrupted"); a second
   prompt under one parent → Notice("rewind") first; tool_result → ToolResult (``interrupted``
   when the user interrupted or rejected the call);
@@ -19,7 +22,9 @@ a subagent's ``<s>/subagents/agent-<id>.jsonl``) and the seed-001 variant. Line 
 - progress: agent_progress → SubagentLink (once per agent) plus the subagent's tool calls and
   results it embeds (not its text: tool records are idempotent by call id if the subagent's own
   file is followed too); other progress → Ignored(data.type);
-- sidechain lines carry ``subagent`` and ``parent_call`` (see ``claude_transcript_links``); a
+- sidechain lines carry ``subagent`` and ``parent_call`` (see ``claude_transcript_links``); an
+  agent first seen with no call known (its own file, read before its parent's) → SubagentLink
+  with no ``call_id`` first: the session holds its records until a link names the call; a
   compaction summariser's file (agent ``acompact-*``) → one Compaction, the rest Ignored;
 - seed-001 (``message`` a string): tool_use → ToolCall(call_id=uuid); tool_result, or an error
   answering a tool_use → its ToolResult; compact_system conversation_compacted → Compaction.
@@ -48,6 +53,12 @@ from bot.formats.claude_transcript_links import (
     system_text,
     texts,
     was_interrupted,
+)
+from bot.formats.claude_user_text import (
+    harness_record,
+    meta_record,
+    person_text,
+    subagent_prompt,
 )
 from bot.formats.common import as_int, loads_maybe, remember, text_of, to_utc, todos_of
 from bot.formats.log_format import LogFormat
@@ -102,6 +113,7 @@ class Parser(LineParser):
         self.source = source
         self._session = ""
         self._started: OrderedDict[str, None] = OrderedDict()  # sessions already announced
+        self._models: OrderedDict[str, str] = OrderedDict()  # the model each session last named
         self._title: str | None = None
         self._sidechain = False  # whether the line being read is a subagent's
         self._links = SubagentLinks()
@@ -148,6 +160,9 @@ class Parser(LineParser):
                 call_id=parent,
             )
             out.append(link)
+        elif parent is None and subagent is not None and self._links.unplaced(subagent):
+            # Its call is not known yet: the session holds its records until a link names it.
+            out.append(SubagentLink(origin, agent_id=subagent, call_id=""))
         before = len(out)
         if not self._handle(kind, obj, origin, out):
             out.append(_ignored(origin, str(kind or "unknown")))
@@ -209,10 +224,20 @@ class Parser(LineParser):
             if texts(content).strip():
                 out.append(Compaction(origin, summary=summary_of(message)))
         else:
+            model = message.get("model")
+            if not self._sidechain and isinstance(model, str) and model:
+                self._model(model, origin, out)
             mid = message.get("id")
             self._blocks(content, mid if isinstance(mid, str) else None, origin, out, False)
             if message.get("stop_reason") == "end_turn":
                 self._end_turn(origin, out)
+
+    def _model(self, model: str, origin: Origin, out: Out) -> None:
+        """The session's model, said by its assistant messages: said again (a start that only
+        completes the session's details) when it is new."""
+        if self._models.get(origin.session_id) != model:
+            remember(self._models, origin.session_id, model, MAX_WAITING)
+            out.append(SessionStarted(origin, agent=AGENT, model=model))
 
     def _blocks(
         self, content: object, mid: str | None, origin: Origin, out: Out, tools_only: bool
@@ -266,7 +291,7 @@ class Parser(LineParser):
         message = obj.get("message")
         content = message.get("content") if isinstance(message, dict) else message
         if obj.get("isMeta"):
-            out.append(_ignored(origin, "meta"))
+            out.append(meta_record(text_of(content), origin))
         elif subagent is not None and subagent.startswith("acompact"):
             out.append(_ignored(origin, "compact_prompt"))
         elif obj.get("isCompactSummary"):
@@ -291,15 +316,17 @@ class Parser(LineParser):
             out.append(UserText(origin, text=command))
         elif start == "<" and (output := command_output(text)) is not None:
             out.append(_command_notice(output, origin))
-        elif not _blank(text):
+        elif _blank(text):
+            return
+        elif self._sidechain:  # the parent agent's words to its subagent, not a person's
+            out.append(subagent_prompt(text, origin))
+        elif (injected := harness_record(text, origin)) is not None:
+            out.append(injected)
+        else:
             previous = obj.get("parentUuid")
-            if (
-                not self._sidechain
-                and isinstance(previous, str)
-                and self._rewinds.is_rewind(previous)
-            ):
+            if isinstance(previous, str) and self._rewinds.is_rewind(previous):
                 out.append(_notice(origin, "rewind", _REWIND))
-            out.append(UserText(origin, text=text))
+            out.append(UserText(origin, text=person_text(text)))
 
     def _tool_result(
         self, obj: dict[str, Any], block: dict[str, Any], origin: Origin, out: Out

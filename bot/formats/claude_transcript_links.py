@@ -49,6 +49,7 @@ class SubagentLinks:
         self._call_of_agent: OrderedDict[str, str] = OrderedDict()
         # Task call id -> its prompt, until a chain claims it
         self._waiting: OrderedDict[str, str] = OrderedDict()
+        self._unplaced: OrderedDict[str, None] = OrderedDict()  # agents seen with no call known
 
     def task_called(self, call_id: str, prompt: object) -> None:
         """A Task call started in the session itself; its subagent's chain may follow."""
@@ -65,6 +66,15 @@ class SubagentLinks:
             return False
         remember(self._call_of_agent, agent_id, call_id, MAX_AGENTS)
         return True
+
+    def unplaced(self, agent_id: str) -> bool:
+        """True the first time subagent ``agent_id`` is seen with no call known for it (its own
+        file, read before its parent's names the call): its records are to wait for that call.
+        A compaction run (``acompact-*``) runs for no call."""
+        if agent_id in self._call_of_agent or agent_id in self._unplaced:
+            return False
+        remember(self._unplaced, agent_id, None, MAX_AGENTS)
+        return not agent_id.startswith("acompact")
 
     def sidechain_call(self, obj: dict[str, Any]) -> str | None:
         """The Task call a sidechain line belongs to, or ``None`` when the data does not say."""

@@ -68,10 +68,12 @@ from bot.session.tool_calls import (
     ToolStatus,
     describe_call,
     output_preview,
+    result_preview,
 )
 
 EARLY_RESULTS = 64  # results kept while their calls have not come; the oldest is dropped past it
 EARLY_OUTPUT_CAP = 100_000  # characters of such a result's output kept (its preview is shorter)
+PROMPT_CAP: Final = 500  # characters of the first prompt kept (the root shows a line or two)
 HELD_RECORDS: Final = 5_000  # records of one subagent held until its call is known
 
 
@@ -119,6 +121,7 @@ class SessionInfo:
     cwd: str | None = None
     version: str | None = None
     title: str | None = None
+    prompt: str | None = None  # the person's first prompt: what the session was asked to do
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
@@ -148,7 +151,8 @@ class Session:
         # subagent id -> its records (with their time and whether shown) until its call is known
         self._held: dict[str, list[tuple[Record, datetime | None, bool]]] = {}
         self._keys = 0
-        self._last_text: str | None = None  # the last assistant text, if shown as a batch
+        # Where the last assistant text shown went: a text batch, or a tool group's remark.
+        self._last_said: TextBatch | ToolGroup | None = None
         self._results = 0
         self._threshold = self.settings.verbosity.threshold
         # Results that came before their call (a log written out of order), until it comes.
@@ -322,17 +326,17 @@ class Session:
         last = self.items[-1] if self.items else None
         if isinstance(last, TextBatch) and not last.is_full:
             last.add(record.text, record.delta)
-            self._last_text = record.text
+            self._last_said = last
             return
         text = record.text.strip()
         remark = isinstance(last, ToolGroup) and not record.delta and "```" not in text
         if remark and last.add_remark(text, NARRATION_LIMIT):  # type: ignore[union-attr]
-            self._last_text = None
+            self._last_said = last  # type: ignore[assignment]
             return
         batch = TextBatch(self._key("text"))
         batch.add(record.text.lstrip("\n") if record.delta else record.text, record.delta)
         self.items.append(batch)
-        self._last_text = record.text
+        self._last_said = batch
 
     def _thinking(self, record: Thinking, at: datetime | None, shown: bool) -> None:
         if shown and self._parent_of(record) not in self.calls:
@@ -340,8 +344,13 @@ class Session:
             self.items.append(NoticeItem(self._key("thinking"), "thinking", text))
 
     def _user_text(self, record: UserText, at: datetime | None, shown: bool) -> None:
-        if shown and self._parent_of(record) not in self.calls:
-            text = record.text.strip()
+        if self._parent_of(record) in self.calls:
+            return
+        text = record.text.strip()
+        info = self.info
+        if info.prompt is None and text and record.parent_call is None and not record.subagent:
+            info.prompt = text[:PROMPT_CAP]
+        if shown:
             self.items.append(UserTurn(self._key("user"), text[:USER_TEXT_CAP], len(text)))
 
     def _tool_call(self, record: ToolCall, at: datetime | None, shown: bool) -> None:
@@ -353,7 +362,7 @@ class Session:
         call = ToolCallState(  # positional (id, name, summary, status, parent, started_at)
             record.call_id,
             sys.intern(record.name),  # a handful of names, repeated in every session
-            describe_call(record.name, record.input, record.raw_input),
+            describe_call(record.name, record.input, record.raw_input, self.info.cwd),
             ToolStatus.RUNNING,
             parent,
             at,
@@ -440,7 +449,12 @@ class Session:
         limit = ANSWER_LIMIT if call.delegate is not None else (
             PREVIEW_LIMIT if record.is_error else OK_PREVIEW_LIMIT
         )
-        call.output, call.output_size, call.output_lines = output_preview(record.output, limit)
+        if call.delegate is not None:  # a member's answer: shown as it said it
+            call.output, call.output_size, call.output_lines = output_preview(record.output, limit)
+        else:
+            call.output, call.output_size, call.output_lines = result_preview(
+                record.output, limit, record.is_error, self.info.cwd
+            )
         top_level = call.parent is None or call.parent not in self.calls
         if shown and record.is_error and top_level and not call.shown:
             self._show_in_group(call.id)  # quiet: a failed call still shows
@@ -504,8 +518,7 @@ class Session:
         ended = self.status in _ENDED  # and no new run began since
         if ended and self.result is not None and same_outcome(self.result, record):
             return  # the same result line again: said once
-        last_text = self._last_text
-        repeats = bool(last_text and record.text and record.text.strip() == last_text.strip())
+        repeats = bool(record.text) and self._said_already(record.text or "")
         if record.text is not None and len(record.text) > RESULT_TEXT_CAP:
             # keep what the result message shows, not the whole answer
             record = dataclasses.replace(record, text=record.text[:RESULT_TEXT_CAP])
@@ -517,6 +530,7 @@ class Session:
         self.result = result
         self.status = _ENDED_AS.get(result.status, SessionStatus.FAILED)
         self._interrupt_open_calls()
+        self._last_said = None
         self._results += 1
         key = "result" if self._results == 1 else f"result:{self._results}"
         self.items.append(ResultItem(key, result, repeats, exit))
@@ -534,6 +548,17 @@ class Session:
         if self.status in _ENDED:
             return
         self._end(SessionResult(record.origin, status=exit_status(record)), False, record)
+
+    def _said_already(self, answer: str) -> bool:
+        """Whether a text message already shows the final ``answer`` (its result message then
+        leaves it out). An answer said as a remark in a tool group is taken out of the group:
+        the result message shows it, where a reader looks for the answer."""
+        said, answer = self._last_said, answer.strip()
+        if isinstance(said, TextBatch):
+            return " ".join(said.text.split()).endswith(" ".join(answer.split()))
+        if isinstance(said, ToolGroup):
+            said.take_remark(answer)
+        return False
 
     def _interrupt_open_calls(self) -> None:
         for call in self.calls.values():

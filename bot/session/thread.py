@@ -109,6 +109,22 @@ class ToolGroup:
         self.entries.append(Narration(text))
         return True
 
+    def take_remark(self, text: str) -> bool:
+        """Take ``text`` out of the group's last remark when that remark ends with it (the
+        final answer, shown by the result message instead); False when it does not."""
+        for index in range(len(self.entries) - 1, -1, -1):
+            entry = self.entries[index]
+            if not isinstance(entry, Narration):
+                continue
+            if entry.text == text:
+                del self.entries[index]
+                return True
+            if entry.text.endswith("\n\n" + text):
+                entry.text = entry.text[: -len(text) - 2]
+                return True
+            return False
+        return False
+
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 @dataclass(slots=True)

@@ -1,7 +1,9 @@
-"""A tool call's state as the session tracks it, and the one-line summary of its arguments."""
+"""A tool call's state as the session tracks it, the one-line summary of its arguments, and the
+readable start of its result."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -159,7 +161,7 @@ def _path_with_detail(args: Mapping[str, Any]) -> str:
 def _search_summary(args: Mapping[str, Any]) -> str:
     pattern = _first_str(args, ("pattern", "query")) or ""
     where = _first_str(args, ("path", "glob", "type"))
-    return f"{pattern} in {where}" if where else pattern
+    return f"{pattern} in {where}" if where and where != "." else pattern
 
 
 def _task_summary(args: Mapping[str, Any]) -> str:
@@ -218,12 +220,18 @@ _BY_NAME: dict[str, Callable[[Mapping[str, Any]], str]] = {
 }
 
 
-def describe_call(name: str, args: Mapping[str, Any], raw_input: str | None = None) -> str:
+def describe_call(
+    name: str, args: Mapping[str, Any], raw_input: str | None = None, cwd: str | None = None
+) -> str:
     """A one-line summary of a call's arguments that fits the tool: the Bash command, the file
     path for Read/Edit/Write, the pattern for Grep/Glob, the URL, the query, a subagent's task,
-    an MCP tool's server and name. Arguments that were not valid JSON are shown raw."""
+    an MCP tool's server and name. Arguments that were not valid JSON are shown raw. A path
+    below the session's working directory ``cwd`` is shown relative to it (a command is shown
+    as it was run)."""
     if raw_input is not None and not args:
         return _clip(raw_input)
+    if cwd:
+        args = _relative_paths(args, cwd)
     if name.startswith("mcp__"):
         return _clip(_mcp_summary(name, args))
     summarize = _BY_NAME.get(name.lower())
@@ -236,3 +244,68 @@ def output_preview(output: str, limit: int = PREVIEW_LIMIT) -> tuple[str, int, i
     size = len(output)
     lines = output.count("\n") + 1 if output else 0
     return (output if size <= limit else output[:limit]), size, lines
+
+
+# The path arguments shown relative to the working directory (camelCase: opencode's).
+_PATH_KEYS: Final = ("file_path", "path", "notebook_path", "absolute_path", "dir_path", "filePath")
+# A result that only says the call did what it was asked ("The file /x has been updated").
+_ECHO: Final = re.compile(
+    r"The file \S.* has been (?:updated|created)|File created successfully at|"
+    r"File (?:written|updated|edited) successfully|Success(?:fully|\. Updated) |"
+    r"Applied \d+ edits? to "
+)
+_NUMBERED: Final = re.compile(r" *\d+(?:→|\t)")  # `cat -n` (Read) line numbers: "     1→"
+_NUMBERED_LINES: Final = re.compile(r"^ *\d+(?:→|\t)", re.M)
+_REMINDER: Final = re.compile(r"\s*<system-reminder>.*?(?:</system-reminder>|\Z)", re.S)
+
+
+def result_preview(
+    output: str, limit: int, failed: bool, cwd: str | None = None
+) -> tuple[str, int, int]:
+    """``output_preview`` of the readable output: none for a success that only repeats its call
+    (size 0), lines without their ``cat -n`` numbers, no reminder meant for the model, paths
+    below ``cwd`` relative to it."""
+    if not failed and _ECHO.match(output):
+        return "", 0, 0
+    size = len(output)
+    lines = output.count("\n") + 1 if output else 0
+    head = output if size <= 4 * limit else output[: 4 * limit]  # what cleaning leaves to show
+    if _NUMBERED.match(head):
+        head = _NUMBERED_LINES.sub("", head)
+    if "<system-reminder>" in head:
+        head = _REMINDER.sub("", head).rstrip()
+    if cwd and (base := _base(cwd)):
+        head = head.replace(base + "/", "").replace(base + "\\", "")
+    return head[:limit], size, lines
+
+
+def relative_path(path: str, cwd: str) -> str:
+    """``path`` relative to the working directory ``cwd`` when it lies below it (``.`` for
+    ``cwd`` itself), else as given. Either separator (Windows paths)."""
+    base = _base(cwd)
+    if not base or not path.startswith(base):
+        return path
+    rest = path[len(base) :]
+    if not rest:
+        return "."
+    if rest[0] != "/" and rest[0] != "\\":
+        return path  # another directory whose name starts alike
+    return rest.lstrip("/\\") or "."
+
+
+def _base(cwd: str) -> str:
+    """``cwd`` without its trailing separators ("" for a root, below which is everything)."""
+    return cwd.rstrip("/\\")
+
+
+def _relative_paths(args: Mapping[str, Any], cwd: str) -> Mapping[str, Any]:
+    """``args`` with its path arguments relative to ``cwd`` (a copy only when one changes)."""
+    changed: dict[str, Any] | None = None
+    for key in _PATH_KEYS:
+        value = args.get(key)
+        if isinstance(value, str) and value:
+            shown = relative_path(value, cwd)
+            if shown != value:
+                changed = dict(args) if changed is None else changed
+                changed[key] = shown
+    return args if changed is None else changed

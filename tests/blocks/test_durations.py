@@ -61,7 +61,7 @@ def test_an_untimed_tool_shows_no_duration_in_the_channel_or_the_preview() -> No
     for step in (0.0, 7.0):  # read at once, or as a live log is
         assert followed(records, step)["tools:1"].blocks[0]["text"]["text"] == line
     assert previewed(records)["tools:1"].blocks[0]["text"]["text"] == line
-    assert message_text(followed(records)["tools:1"]).splitlines()[0] == line
+    assert message_text(followed(records)["tools:1"]).splitlines()[0] == "✅ Bash `make`"
 
 
 def test_a_tool_whose_call_and_result_share_one_logged_time_shows_no_duration() -> None:

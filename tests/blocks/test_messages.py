@@ -95,6 +95,30 @@ def test_root_status_line_shows_the_result_cost_and_todos() -> None:
     assert status == "✅ *Succeeded* · no tools yet · 9.0s · $0.42 · 1.5k tokens out · todos 1/2"
 
 
+def prompt(text: str, line: int = 2, **origin: str) -> UserText:
+    return UserText(Origin("s1", at(line), line, **origin), text=text)
+
+
+def test_root_says_what_the_session_was_asked_in_its_first_prompts_first_two_lines() -> None:
+    asked = "Fix the flaky <checkout> test.\n\nRun it 20 times.\nThen commit."
+    root = thread(start(), prompt(asked), prompt("And update the docs.", 3))["root"]
+    quoted = "> Fix the flaky &lt;checkout&gt; test.\n> Run it 20 times. …"
+    assert root.blocks[1] == {"type": "section", "text": {"type": "mrkdwn", "text": quoted}}
+
+
+def test_a_long_prompt_line_is_cut_in_the_root() -> None:
+    root = thread(start(), prompt("word " * 200))["root"]
+    quoted = root.blocks[1]["text"]["text"]
+    assert quoted.startswith("> word word") and quoted.endswith("…") and len(quoted) < 160
+
+
+def test_a_subagents_prompt_is_not_what_the_session_was_asked() -> None:
+    records = [start(), prompt("List the tests.", parent_call="t"), prompt("Lint.", subagent="a1")]
+    root = thread(*records)["root"]
+    assert [block["type"] for block in root.blocks] == ["header", "section", "context"]
+    assert "Lint" not in shown(root) and "List the tests" not in shown(root)
+
+
 def test_tool_line_shows_status_name_summary_and_duration() -> None:
     call = ToolCall(Origin("s1", at(1), 2), call_id="a", name="Bash", input={"command": "npm test"})
     result = ToolResult(Origin("s1", at(3.5), 3), call_id="a", output="12 passed\nok")
@@ -377,3 +401,22 @@ def test_a_result_note_reads_as_the_plain_way_writes_it(
 ) -> None:
     call.output, call.output_size, call.output_lines = output, size, lines
     assert _result_note(call) == plain_result_note(call)
+
+
+def test_an_edit_below_the_working_directory_reads_relative_and_without_its_echo() -> None:
+    path = "/home/me/project/src/app.py"
+    edit = ToolCall(Origin("s1", at(1), 2), call_id="e", name="Edit", input={"file_path": path})
+    said = f"The file {path} has been updated."
+    done = ToolResult(Origin("s1", at(2), 3), call_id="e", output=said)
+    tools = thread(start(), edit, done)["tools:1"]
+    assert [block["type"] for block in tools.blocks] == ["section"]
+    assert tools.blocks[0]["text"]["text"] == "✅ *Edit* `src/app.py` · 1.0s"
+
+
+def test_a_read_result_runs_its_lines_together_without_their_numbers() -> None:
+    path = "/home/me/project/mix.exs"
+    read = ToolCall(Origin("s1", at(1), 2), call_id="r", name="Read", input={"file_path": path})
+    lines = "     1→defmodule Spotter do\n     2→  use Mix.Project\n     3→end"
+    done = ToolResult(Origin("s1", at(2), 3), call_id="r", output=lines)
+    note = thread(start(), read, done)["tools:1"].blocks[1]["elements"][0]["text"]
+    assert note == "→ defmodule Spotter do use Mix.Project end _(3 lines)_"

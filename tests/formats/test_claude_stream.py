@@ -367,6 +367,7 @@ def test_newer_cli_lines_map_hooks_tasks_permissions_and_compaction() -> None:
     assert notices == [
         (2, "hook_response", "info"),
         (8, "task_started", "info"),
+        (9, "subagent_prompt", "info"),
         (12, "task_notification", "info"),
         (15, "permission_request", "warning"),
         (16, "permission_denied", "warning"),
@@ -395,8 +396,10 @@ def test_newer_cli_lines_map_hooks_tasks_permissions_and_compaction() -> None:
 def test_newer_cli_subagent_prompt_and_calls_carry_the_task_call_id() -> None:
     records = fixture_records("claude_stream_cli2x.jsonl")
     attached = [(r.line, type(r).__name__) for r in records if r.parent_call == "toolu_task1"]
-    assert attached == [(9, "UserText"), (10, "ToolCall"), (11, "ToolResult")]
-    assert single(records, UserText).text == "List the test files."
+    assert attached == [(9, "Notice"), (10, "ToolCall"), (11, "ToolResult")]
+    prompts = [r for r in only(records, Notice) if r.kind == "subagent_prompt"]
+    assert [r.text for r in prompts] == ["List the test files."]
+    assert not only(records, UserText)  # the parent agent's words, not a person's
 
 
 def test_newer_cli_lines_keep_their_timestamps_and_the_control_request_its_session() -> None:

@@ -17,6 +17,7 @@ from bot.formats import claude_transcript
 from bot.formats.claude_transcript import Parser, detect
 from bot.formats.common import remember
 from bot.formats.reader import SourceReader
+from bot.preview import build_preview
 from bot.records import (
     AssistantText,
     Compaction,
@@ -31,6 +32,7 @@ from bot.records import (
     TurnEnded,
     UserText,
 )
+from bot.session.thread import NoticeItem, ToolGroup, UserTurn
 from bot.sources.files import read_bytes, read_records, split_lines
 from tests.conftest import CORPUS, FIXTURES, corpus_file
 
@@ -147,7 +149,7 @@ def test_corpus_file_is_detected_and_read_without_unparsed_lines(name: str) -> N
 def test_corpus_file_holds_its_sessions_calls_failures_todos_and_compactions(name: str) -> None:
     found, holds = corpus(name), HOLDS[name]
     calls = of(ToolCall, found)
-    assert tuple(r.session_id for r in of(SessionStarted, found)) == holds.sessions
+    assert tuple(dict.fromkeys(r.session_id for r in of(SessionStarted, found))) == holds.sessions
     assert {r.session_id for r in found} <= {*holds.sessions, ""}
     assert len(calls) == len({c.call_id for c in calls}) == holds.calls
     assert sum(r.is_error for r in of(ToolResult, found)) == holds.failed
@@ -305,7 +307,7 @@ def test_a_resumed_agent_follows_the_call_that_resumed_it() -> None:
         line("user", message={"role": "user", "content": "go on"}, **side),
     )
     assert [x.call_id for x in of(SubagentLink, found)] == ["t1", "t2"]
-    assert of(UserText, found)[0].parent_call == "t2"
+    assert of(Notice, found)[0].parent_call == "t2"
 
 
 def test_remembered_links_are_bounded_by_dropping_the_oldest() -> None:
@@ -322,10 +324,11 @@ def test_remembered_links_are_bounded_by_dropping_the_oldest() -> None:
 
 def test_session_starts_once_with_cwd_version_and_the_summary_read_before_it_as_title() -> None:
     found = corpus(PARALLEL)
-    (start,) = of(SessionStarted, found)
+    start, model = of(SessionStarted, found)
     assert (start.agent, start.cwd, start.version, start.line) == (
         "Claude Code", "/path/to/Demo", "1.0.98", 2
     )  # fmt: skip
+    assert (model.model, model.cwd, model.title) == ("claude-sonnet-4-20250514", None, None)
     assert start.title == "Empty Repo Setup: CLAUDE.md Foundation Created"
     assert [i.kind for i in of(Ignored, found)] == ["summary", "meta"]
 
@@ -535,7 +538,7 @@ def test_a_task_that_failed_to_start_does_not_wait_for_a_subagent() -> None:
         task("t2", "Review the code"),
         line("user", parentUuid=None, isSidechain=True, message={"content": "Review the code."}),
     )
-    assert of(UserText, found)[-1].parent_call == "t2"  # the only Task still waiting
+    assert of(Notice, found)[-1].parent_call == "t2"  # the only Task still waiting
 
 
 # -- the seed-001 variant ------------------------------------------------------------------------
@@ -668,3 +671,69 @@ def test_unhashable_types_in_a_line_or_a_block_are_tolerated() -> None:
         line("progress", data={"type": ["agent_progress"]}),
     )
     assert [type(r) for r in found] == [SessionStarted, Ignored, Ignored, Ignored]
+
+
+# -- who said it, and the session's model -------------------------------------------------------
+
+
+def test_a_subagents_prompt_is_its_parent_agents_words_not_the_users() -> None:
+    found = fixture("subagent_file")
+    assert not of(UserText, found)
+    (prompt,) = [n for n in of(Notice, found) if n.kind == "subagent_prompt"]
+    assert (prompt.line, prompt.text) == (1, "Find where the config is loaded and report the file.")
+
+
+@pytest.mark.parametrize(
+    "name", ["marot__spotter__agent-afc096d.jsonl", "marot__spotter__agent-a881341.jsonl"]
+)
+def test_no_line_of_a_real_subagent_file_is_a_persons_words(name: str) -> None:
+    assert not of(UserText, corpus(name))
+
+
+def test_a_subagent_file_read_first_says_once_that_its_call_is_not_known_yet() -> None:
+    found = fixture("subagent_file")
+    links = [(r.line, r.agent_id, r.call_id) for r in of(SubagentLink, found)]
+    assert links == [(1, "a7c41e2", "")]
+
+
+def test_a_compaction_run_waits_for_no_call() -> None:
+    assert not of(SubagentLink, corpus("marot__spotter__agent-acompact-fffbd0.jsonl"))
+
+
+def test_a_subagent_file_read_before_its_parents_ends_under_the_task_not_in_the_thread(
+    tmp_path: Path,
+) -> None:
+    """Claude Code 2.1 writes no agent_progress: the Task's result names the agent at its end."""
+    main = tmp_path / "main.jsonl"
+    kept = [raw for raw in read_bytes(FIXTURES / "claude_transcript_agent_progress.jsonl")
+            .splitlines() if b'"type":"progress"' not in raw]  # fmt: skip
+    main.write_bytes(b"\n".join(kept) + b"\n")
+    preview = build_preview([FIXTURES / "claude_transcript_subagent_file.jsonl", main])
+    (session,) = preview.sessions()
+    task = session.calls["toolu_task_1"]
+    assert task.children == ["toolu_sub_1", "toolu_sub_2"]
+    assert [item.text for item in session.items if isinstance(item, UserTurn)] == [
+        "Where is the config loaded?"
+    ]
+    assert [item.kind for item in session.items if isinstance(item, NoticeItem)] == ["hook"]
+    assert [call for group in session.items if isinstance(group, ToolGroup)
+            for call in group.call_ids] == ["toolu_task_1"]  # fmt: skip
+
+
+def test_the_sessions_model_is_its_first_assistant_messages_not_its_subagents() -> None:
+    found = fixture("agent_progress")
+    assert [(s.line, s.model) for s in of(SessionStarted, found)] == [
+        (2, None), (3, "claude-opus-4-6")
+    ]  # fmt: skip
+    assert [s.model for s in of(SessionStarted, fixture("subagent_file"))] == [None]
+
+
+def test_a_new_model_is_said_again_and_the_same_one_once() -> None:
+    def said(model: str) -> dict[str, Any]:
+        text = {"type": "text", "text": "x"}
+        return line("assistant", message={"model": model, "content": [text]})
+
+    found = parsed(said("claude-opus-4-6"), said("claude-opus-4-6"), said("claude-haiku-4-5"))
+    assert [s.model for s in of(SessionStarted, found)] == [
+        None, "claude-opus-4-6", "claude-haiku-4-5"
+    ]  # fmt: skip

@@ -27,6 +27,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.ui import WebDriverWait
+from slack_sdk import WebClient
 
 from bot.delivery import Delivery, SlackApi
 from bot.follower import Follower
@@ -343,3 +344,27 @@ def test_untrusted_text_is_shown_literally_and_the_token_never(
             "fetch('/_state').then((r) => r.text()).then(done, (e) => done('failed: ' + e));"
         )
         assert str(state).startswith("{") and TOKEN not in str(state)
+
+
+def test_quoted_lines_are_drawn_as_one_block_quote_as_slack_does(
+    browser: WebDriver, slack: LocalSlack, tmp_path: Path
+) -> None:
+    text = (
+        "Before\n> *Problem*: the totals\n> are floats\n&gt; typed in Slack\nAfter\n"
+        "```\n> in a code block\n```"
+    )
+    section = {"type": "section", "text": {"type": "mrkdwn", "text": text}}
+    with screenshot_on_failure(browser, tmp_path / "page.png"):
+        open_page(browser, slack)
+        client = WebClient(token=TOKEN, base_url=slack.base_url)
+        ts = client.chat_postMessage(channel=slack.channel_id(), text="q", blocks=[section])["ts"]
+        message = wait_for(browser, "the message", lambda d: d.find_element(By.ID, dom_id(ts)))
+        wait_for(browser, "the text rendered", lambda d: "After" in body_text(message))
+        (quote,) = message.find_elements(By.CSS_SELECTOR, "blockquote")
+        assert quote.text == "Problem: the totals\nare floats\ntyped in Slack"
+        assert quote.find_element(By.CSS_SELECTOR, "b").text == "Problem"
+        assert quote.value_of_css_property("border-left-style") == "solid"
+        lines = body_text(message).split("\n")
+        assert lines[0] == "Before" and "After" in lines and "> in a code block" in lines
+        assert not message.find_elements(By.CSS_SELECTOR, "pre blockquote")
+        snap(browser, "5-quotes")

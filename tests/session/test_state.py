@@ -174,9 +174,33 @@ def test_result_repeating_the_last_text_batch_is_marked() -> None:
     assert isinstance(item, ResultItem) and item.repeats_text
 
 
-def test_result_after_a_remark_is_not_marked_as_repeating() -> None:
+def test_a_final_answer_said_as_a_remark_moves_from_its_tool_group_to_the_result() -> None:
     done = SessionResult(Origin(SID, at(5), 9), text="All done.")
     session = session_of(started(), call("a"), text("All done."), done)
+    group, item = session.items
+    assert isinstance(group, ToolGroup) and group.entries == ["a"]
+    assert isinstance(item, ResultItem) and not item.repeats_text
+
+
+def test_only_the_answer_leaves_a_remark_that_ends_with_it() -> None:
+    done = SessionResult(Origin(SID, at(5), 9), text="All done.")
+    session = session_of(started(), call("a"), text("Checking."), text("All done."), done)
+    group = session.items[0]
+    assert isinstance(group, ToolGroup)
+    assert [getattr(e, "text", e) for e in group.entries] == ["a", "Checking."]
+
+
+def test_a_streamed_final_answer_is_not_repeated_by_the_result() -> None:
+    done = SessionResult(Origin(SID, at(5), 9), text="All tests\npass.")
+    streamed = [text(piece, delta=True) for piece in ("Running them. All ", "tests pass.")]
+    session = session_of(started(), *streamed, done)
+    item = session.items[-1]
+    assert isinstance(item, ResultItem) and item.repeats_text
+
+
+def test_a_result_text_that_differs_from_the_last_text_is_shown() -> None:
+    done = SessionResult(Origin(SID, at(5), 9), text="Fixed the parser.")
+    session = session_of(started(), text("All done."), done)
     item = session.items[-1]
     assert isinstance(item, ResultItem) and not item.repeats_text
 
@@ -490,3 +514,10 @@ def test_streamed_chunks_that_repeat_are_all_kept() -> None:
     session = session_of(started(), *chunks)
     (batch,) = [item for item in session.items if isinstance(item, TextBatch)]
     assert batch.text == "the the "
+
+
+def test_the_first_prompt_is_what_the_session_was_asked_even_when_quiet() -> None:
+    first = UserText(Origin(SID, at(1), 2), text="  Fix the build.\n")
+    later = UserText(Origin(SID, at(2), 3), text="Now the docs.")
+    session = session_of(started(), first, later, verbosity=Verbosity.QUIET)
+    assert session.info.prompt == "Fix the build." and not session.items

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.session.tool_calls import SUMMARY_LIMIT, describe_call
+from bot.session.tool_calls import SUMMARY_LIMIT, describe_call, result_preview
 
 
 @pytest.mark.parametrize(
@@ -73,3 +73,74 @@ def test_todo_list_summary_is_its_progress_and_the_item_in_hand() -> None:
 
 def test_todo_list_summary_of_an_odd_shape_falls_back_to_the_arguments() -> None:
     assert describe_call("TodoWrite", {"todos": "none"}) == '{"todos":"none"}'
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "expected"),
+    [
+        ("Read", {"file_path": "/home/me/app/src/a.py"}, "src/a.py"),
+        ("Read", {"file_path": "/home/me/app/a.py", "offset": 3, "limit": 2}, "a.py:3-5"),
+        ("Grep", {"pattern": "TODO", "path": "/home/me/app/lib"}, "TODO in lib"),
+        ("Glob", {"pattern": "*.py", "path": "/home/me/app"}, "*.py"),
+        ("read", {"filePath": "/home/me/app/x.ts"}, "x.ts"),
+        ("list_directory", {"path": "/home/me/app/src"}, "src"),
+        ("Read", {"file_path": "/home/me/apple/a.py"}, "/home/me/apple/a.py"),  # not below
+        ("Read", {"file_path": "/etc/hosts"}, "/etc/hosts"),
+        ("Bash", {"command": "cat /home/me/app/a.py"}, "cat /home/me/app/a.py"),  # as run
+    ],
+)
+def test_paths_below_the_working_directory_are_shown_relative_to_it(
+    name: str, args: dict[str, object], expected: str
+) -> None:
+    assert describe_call(name, args, cwd="/home/me/app/") == expected
+
+
+def test_a_windows_path_is_shown_relative_to_its_working_directory() -> None:
+    args = {"file_path": "e:\\Workspace\\log\\src\\a.py"}
+    assert describe_call("Read", args, cwd="e:\\Workspace\\log") == "src\\a.py"
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "The file /home/me/app/a.py has been updated successfully.",
+        "The file /home/me/app/a.py has been updated. Here's the result of running `cat -n` on a "
+        "snippet of the edited file:\n     1→x = 1",
+        "File created successfully at: /home/me/app/b.py",
+        "Applied 2 edits to /home/me/app/a.py:\n1. Replaced \"a\" with \"b\"",
+        "Successfully wrote 1092 bytes to src/x.ts",
+        "Success. Updated the following files:\nM a.py",
+    ],
+)
+def test_a_result_that_only_repeats_its_call_is_not_shown(output: str) -> None:
+    assert result_preview(output, 200, failed=False) == ("", 0, 0)
+
+
+def test_a_failure_is_shown_whatever_it_says() -> None:
+    said = "The file /x has been updated, but the hook failed"
+    assert result_preview(said, 200, failed=True)[0] == said
+
+
+def test_read_lines_lose_their_numbers_and_the_reminder_after_them() -> None:
+    output = (
+        '     1→"""Math."""\n     2→\n     3→def add(a, b):\n    10→    return a + b\n\n'
+        "<system-reminder>\nWhenever you read a file, consider whether it is malware.\n"
+        "</system-reminder>\n"
+    )
+    shown, size, lines = result_preview(output, 200, failed=False)
+    assert shown == '"""Math."""\n\ndef add(a, b):\n    return a + b'
+    assert (size, lines) == (len(output), 9)
+
+
+def test_tab_numbered_lines_lose_their_numbers_too() -> None:
+    assert result_preview("     1\tx\n     2\ty", 200, failed=False)[0] == "x\ny"
+
+
+def test_a_result_that_merely_starts_with_a_number_keeps_it() -> None:
+    assert result_preview("3 passed\n1 failed", 200, failed=False)[0] == "3 passed\n1 failed"
+
+
+def test_result_paths_below_the_working_directory_are_shown_relative_to_it() -> None:
+    output = "/home/me/app/src/a.py\n/home/me/app/src/b.py\n/etc/hosts"
+    shown = result_preview(output, 200, failed=False, cwd="/home/me/app")[0]
+    assert shown == "src/a.py\nsrc/b.py\n/etc/hosts"
