@@ -208,13 +208,31 @@ def run(settings: Settings, argv: Sequence[str], *, log: EventLog) -> int:
             state.restored.core.ended.discard(command.name)
         try:
             follower = _follower(settings, slack, [command], log, None, state)
-            follower.run(stop)
+            try:
+                follower.run(stop)
+            except Stopped:
+                raise  # a second Ctrl-C: stop at once
+            except Exception as error:  # any failure of slacktail's own: said, the agent goes on
+                _agent_goes_on(command, error, log)
             code = command.wait()
         finally:
             command.close()
         slack.work_done(interrupted=bool(command.signals) or stop.is_set())
     log.event("agent_exited", code=code)
     return code
+
+
+def _agent_goes_on(command: AgentCommand, error: BaseException, log: EventLog) -> None:
+    """slacktail itself failed while the agent runs: the agent is not stopped for it. Posting
+    stops (said once, on stderr and in the log); the agent's output is still shown here until
+    it ends, and ``run`` exits with the agent's own exit code."""
+    what = log.redacted(f"{type(error).__name__}: {error}")[:300]
+    print(f"slacktail: stopped posting to Slack ({what}); {command.name} goes on, its output "
+          "still shown here, and slacktail exits with its exit code", file=sys.stderr)  # fmt: skip
+    log.event("posting_stopped", error=what, agent=command.name)
+    while not command.closed:  # keep its output flowing (to our stdout) until it ends
+        command.read_available()
+        command.wait_ready(0.5)
 
 
 def _follower(

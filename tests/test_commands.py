@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -9,9 +11,10 @@ import orjson
 import pytest
 
 from bot.cli import main
+from bot.follower import Follower
 from bot.formats import FAMILIES
 from bot.localslack import LocalSlack
-from tests.conftest import FIXTURES, WORKSPACE_TOKEN
+from tests.conftest import FIXTURES, ROOT, WORKSPACE_TOKEN, wait_until
 
 TOKEN = WORKSPACE_TOKEN
 LOG = str(FIXTURES / "preview_mentions.jsonl")
@@ -244,3 +247,68 @@ def test_idle_after_is_a_flag_of_follow_and_run(capsys: pytest.CaptureFixture[st
     for command in (["follow", LOG], ["run", "--", "true"]):
         assert main([command[0], "--idle-after", "soon", *command[1:]]) == 2
         assert "invalid setting idle_after" in capsys.readouterr().err
+
+
+# An agent that writes a session, then more output after slacktail's own loop failed.
+AGENT_GOING_ON = """
+import json, sys, time
+print(json.dumps({"type": "system", "subtype": "init", "session_id": "on-1", "cwd": "/w"}),
+      flush=True)
+time.sleep(0.5)
+for n in range(3):
+    print(f"still working {n}", flush=True)
+sys.exit(4)
+"""
+
+
+def test_a_failure_of_slacktails_own_leaves_the_agent_running_and_says_so_once(
+    slack: LocalSlack, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    def broken(self: Follower, stop: object = None) -> None:
+        raise RuntimeError("the loop broke")
+
+    monkeypatch.setattr(Follower, "run", broken)
+    code = main(["run", "--channel", "agents", "--", sys.executable, "-c", AGENT_GOING_ON])
+    out, err = capfd.readouterr()
+    assert code == 4  # the agent's own exit code
+    assert "still working 2" in out  # its output kept flowing after the failure
+    said = [line for line in err.splitlines() if "stopped posting to Slack" in line]
+    assert len(said) == 1 and "RuntimeError: the loop broke" in said[0]
+    assert '"event":"posting_stopped"' in err
+
+
+AGENT_WAITING = """
+import os, sys, time
+open(sys.argv[1], "w").write(str(os.getpid()))
+time.sleep(60)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a Linux parent-death signal")
+def test_an_agent_whose_slacktail_is_killed_outright_is_ended_not_orphaned(
+    workspace: LocalSlack, tmp_path: Path
+) -> None:
+    pid_file = tmp_path / "agent.pid"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "SLACKTAIL_STATE_DIR": str(tmp_path / "state")}
+    slacktail = subprocess.Popen(
+        [sys.executable, "-m", "bot.cli", "run", "--channel", "agents", "--",
+         sys.executable, "-c", AGENT_WAITING, str(pid_file)],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        assert wait_until(lambda: pid_file.exists() and pid_file.read_text() != "", 30)
+        agent = int(pid_file.read_text())
+        slacktail.kill()  # SIGKILL: slacktail has no chance to do anything
+        slacktail.wait(10)
+        assert wait_until(lambda: not _alive(agent), 10)
+    finally:
+        slacktail.kill()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    return stat.exists() and " Z " not in stat.read_text()  # a zombie has ended

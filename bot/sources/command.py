@@ -18,6 +18,7 @@ signal that ended it (the one that killed it, or the one slacktail received whil
 
 from __future__ import annotations
 
+import ctypes
 import io
 import logging
 import os
@@ -242,13 +243,38 @@ def sigint_reaches_agent_directly() -> bool:
 def _start(argv: list[str], env: dict[str, str] | None) -> subprocess.Popen[bytes]:
     command = argv[0]
     try:
-        return subprocess.Popen(argv, stdout=subprocess.PIPE, env=env)
+        return subprocess.Popen(argv, stdout=subprocess.PIPE, env=env,
+                                preexec_fn=_ENDS_WITH_US)  # fmt: skip
     except FileNotFoundError:
         raise InputError(f"{command}: command not found") from None
     except PermissionError:
         raise InputError(f"{command}: cannot run it (permission denied)") from None
     except OSError as error:
         raise InputError(f"{command}: cannot run it ({error.strerror or error})") from None
+
+
+def _linux_parent_death_signal() -> Callable[[], None] | None:
+    """On Linux, what the agent runs before its program: it asks the kernel for SIGTERM should
+    slacktail die first (killed outright, with no chance to say anything), so that no agent
+    is left running with nobody reading its output. Elsewhere, nothing."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up now: only called after fork
+    except (OSError, AttributeError):
+        return None
+    parent = os.getpid()
+
+    def ends_with_slacktail() -> None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+        if os.getppid() != parent:  # slacktail died before the request was made
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    return ends_with_slacktail
+
+
+_PR_SET_PDEATHSIG = 1
+_ENDS_WITH_US = _linux_parent_death_signal()
 
 
 def _signal_name(signum: int) -> str:
