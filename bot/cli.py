@@ -84,6 +84,10 @@ def _parser() -> argparse.ArgumentParser:
     follow.add_argument("--replay-speed", type=_speed, metavar="N",
                         help="replay a finished log at N times the pace it was written, from "
                         "its own timestamps (lines without one are read as they come)")  # fmt: skip
+    follow.add_argument("--since", metavar="DURATION|TIME",
+                        help="post only sessions active since then: 90m, 12h, 7d, or a date "
+                        "and time such as 2026-11-01 (older ones are read, not posted; "
+                        "SLACKTAIL_SINCE)")  # fmt: skip
     _pattern_option(follow)
     _slack_options(follow)
     run = subcommands.add_parser(
@@ -198,6 +202,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         "redact_allowlist": args.redact_allowlist,
         "log_level": args.log_level,
         "patterns": getattr(args, "patterns", None),  # follow only
+        "since": getattr(args, "since", None),  # follow only
     }
     config = args.config or os.environ.get("SLACKTAIL_CONFIG") or None
     return load_settings(flags, Path(config) if config else None)

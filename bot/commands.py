@@ -257,7 +257,7 @@ def _follower(
     return Follower(sources, delivery, settings=session_settings, family=settings.format,
                     log=log, progress=progress, checkpoints=state.checkpoints,
                     core=core, redactor=redactor_for(settings), folder=folder,
-                    heartbeat=heartbeat, replay=replay)  # fmt: skip
+                    heartbeat=heartbeat, replay=replay, since=settings.since)  # fmt: skip
 
 
 @contextmanager

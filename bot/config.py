@@ -9,6 +9,7 @@ too easily committed or shared). They are ``SecretStr``: printing the settings n
 from __future__ import annotations
 
 import tomllib
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
@@ -58,6 +59,11 @@ class Settings(BaseSettings):
     idle_after: float = Field(
         default=600.0, gt=0, description="a running session whose log is quiet this long is "
         "shown as idle: seconds, or with a unit (90s, 10m, 1h)",
+    )
+    since: datetime | None = Field(
+        default=None, description="sessions whose last record is older are read but not posted: "
+        "a duration back from now (90m, 12h, 7d) or a date and time (2026-11-01, "
+        "2026-11-01T09:00Z)",
     )
     format: str | None = None
     local_slack_port: int = Field(default=0, ge=0, le=65535)
@@ -115,6 +121,11 @@ class Settings(BaseSettings):
                 raise ValueError(f"{pattern!r}: a glob relative to the followed folder, "
                                  "e.g. **/*.jsonl")  # fmt: skip
         return value
+
+    @field_validator("since", mode="before")
+    @classmethod
+    def _since_a_time(cls, value: object) -> object:
+        return time_back(value) if isinstance(value, str) else value
 
     @field_validator("idle_after", mode="before")
     @classmethod
@@ -181,7 +192,21 @@ def load_settings(flags: dict[str, Any], config_file: Path | None = None) -> Set
     return settings.model_copy(update=merged)
 
 
-_UNITS = {"s": 1, "m": 60, "h": 3600}
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def time_back(text: str, now: datetime | None = None) -> datetime | str:
+    """``"7d"``, ``"12h"``, ``"3600"`` back from ``now``; or a date and time (``2026-11-01``,
+    ``2026-11-01T09:00Z``; UTC when it names no zone); any other text as it is (the field's
+    own validation then says what is wrong with it)."""
+    seconds = seconds_of(text)
+    if isinstance(seconds, float):
+        return (now or datetime.now(UTC)) - timedelta(seconds=seconds)
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        return text
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
 def seconds_of(text: str) -> float | str:

@@ -43,7 +43,7 @@ from bot.progress import ProgressBar
 from bot.records import Origin, Record, Unparsed
 from bot.redaction import Redactor, redact_record
 from bot.replay import Replay
-from bot.session import SessionBook, SessionSettings, SessionStatus
+from bot.session import Session, SessionBook, SessionSettings, SessionStatus
 from bot.session.ends import exit_records
 from bot.sources.document import DocumentFollower
 from bot.sources.folder import FolderWatch
@@ -86,6 +86,7 @@ class Follower:
         folder: FolderWatch | None = None,
         heartbeat: Heartbeat | None = None,
         replay: Replay | None = None,
+        since: datetime | None = None,
     ) -> None:
         self.sources: list[Source] = []
         self.delivery = delivery
@@ -103,6 +104,9 @@ class Follower:
         self.render_every_s = render_every_s
         self.progress = progress
         self.replay = replay  # --replay-speed: records applied at their log's pace
+        self.since = since  # --since: a session last active before then is read, not posted
+        self._skipped_said = core is not None  # how many --since left out: said at a first start
+        self._caught_up = False  # a turn found nothing more to read: what was there is read
         self.counts = FollowCounts()
         self._touched: set[str] = set(self.book.sessions)  # restored: compare with the channel
         self._families = self.core.families
@@ -126,7 +130,9 @@ class Follower:
         """Follow one more source (a file that appeared in a followed folder)."""
         self.sources.append(source)
         if source.name not in self.readers:
-            self.readers[source.name] = SourceReader(source.name, family=self.family)
+            self.readers[source.name] = SourceReader(
+                source.name, family=self.family, repeatable=getattr(source, "repeatable", False)
+            )
         if isinstance(source, DocumentFollower):  # its sessions are rebuilt when it is rewritten
             self.core.produced.setdefault(source.name, set())
         if callable(getattr(source, "ending", None)):  # its end becomes its sessions' record
@@ -167,6 +173,8 @@ class Follower:
         if self.replay is not None:
             for reader, records in self.replay.due():
                 self._apply(reader, records, now)
+        if read == 0 and (self.folder is None or self._folder_scanned):
+            self._caught_up = True
         return read
 
     def _exit_records(self, source: Source, reader: SourceReader) -> list[Record]:
@@ -292,9 +300,29 @@ class Follower:
         touched = self._touched  # in the order the sessions appeared: their roots go in that order
         for session_id in [sid for sid in self.book.sessions if sid in touched]:
             session = self.book.sessions[session_id]
+            if self._before_since(session):
+                continue  # history: read, so that its state is right, but not posted
             reaction = SESSION_REACTION[session.status]
             self.delivery.want(session_id, thread_messages(session, now), reaction)
         self._touched.clear()
+        self._say_skipped()
+
+    def _before_since(self, session: Session) -> bool:
+        """Whether the session's last record (by its log's own time) is older than --since."""
+        since = self.since
+        return since is not None and session.last_at is not None and session.last_at < since
+
+    def _say_skipped(self) -> None:
+        """At a first start, once what there is was read: how many sessions --since leaves out."""
+        if self._skipped_said or not (self._caught_up or self.input_ended):
+            return
+        self._skipped_said = True
+        skipped = sum(1 for s in self.book.sessions.values() if self._before_since(s))
+        if skipped:
+            since = self.since.isoformat(timespec="minutes") if self.since is not None else ""
+            self.log.event("sessions_skipped", count=skipped, since=since)
+            print(f"slacktail: {skipped} session(s) last active before {since} were read but "
+                  "not posted (--since)", file=sys.stderr)  # fmt: skip
 
     def _now(self) -> datetime:
         """The time sessions are shown at: the wall clock's, or while a log is replayed, the

@@ -5,12 +5,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import orjson
 import pytest
 
 from bot.cli import main
+from bot.config import time_back
 from bot.follower import Follower
 from bot.formats import FAMILIES
 from bot.localslack import LocalSlack
@@ -312,3 +314,80 @@ def _alive(pid: int) -> bool:
         return False
     stat = Path(f"/proc/{pid}/stat")
     return stat.exists() and " Z " not in stat.read_text()  # a zombie has ended
+
+
+UNTIMED_NO_UUID = [  # stream-json of an older CLI: no uuid on its lines
+    {"type": "system", "subtype": "init", "session_id": "pipe-1", "cwd": "/w", "tools": ["Bash"]},
+    {"type": "assistant", "session_id": "pipe-1",
+     "message": {"id": "m1", "content": [{"type": "text", "text": "Working on it."}]}},
+    {"type": "assistant", "session_id": "pipe-1",
+     "message": {"id": "m2", "content": [{"type": "text", "text": "Still on it."}]}},
+    {"type": "result", "subtype": "success", "session_id": "pipe-1", "is_error": False,
+     "result": "Done."},
+]  # fmt: skip
+
+
+def test_the_same_log_piped_in_twice_is_applied_once(
+    slack: LocalSlack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = b"".join(orjson.dumps(line) + b"\n" for line in UNTIMED_NO_UUID)
+    for _ in range(2):
+        monkeypatch.setattr(sys, "stdin", _pipe_with(data))
+        assert main(["follow", "-", "--channel", "agents"]) == 0
+    (thread,) = thread_texts(slack)
+    assert sum("Working on it." in text for text in thread) == 1
+    assert sum(text.startswith("Session succeeded") for text in thread) == 1
+
+
+def _transcript(path: Path, session: str, at: datetime, said: str) -> None:
+    lines = [
+        {"type": "user", "sessionId": session, "uuid": f"{session}-1", "parentUuid": None,
+         "timestamp": at.isoformat(), "cwd": "/w", "message": {"role": "user", "content": said}},
+        {"type": "assistant", "sessionId": session, "uuid": f"{session}-2",
+         "parentUuid": f"{session}-1", "timestamp": (at + timedelta(seconds=5)).isoformat(),
+         "message": {"id": f"{session}-m", "role": "assistant", "model": "m",
+                     "content": [{"type": "text", "text": f"On it: {said}"}]}},
+    ]  # fmt: skip
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+
+
+def test_follow_since_reads_old_sessions_but_posts_only_recent_ones(
+    slack: LocalSlack, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    now = datetime.now(UTC)
+    projects = tmp_path / "projects"
+    _transcript(projects / "old" / "a.jsonl", "old-session", now - timedelta(days=3), "ancient")
+    _transcript(projects / "new" / "b.jsonl", "new-session", now - timedelta(hours=1), "fresh")
+    code = main(["follow", "--once", "--since", "1d", "--channel", "agents", str(projects)])
+    assert code == 0
+    threads = thread_texts(slack)
+    assert len(threads) == 1 and any("On it: fresh" in text for text in threads[0])
+    assert "1 session(s) last active before" in capsys.readouterr().err
+
+
+def test_since_takes_a_duration_or_a_date() -> None:
+    now = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
+    assert time_back("7d", now) == datetime(2026, 11, 17, 12, 0, tzinfo=UTC)
+    assert time_back("90m", now) == datetime(2026, 11, 24, 10, 30, tzinfo=UTC)
+    assert time_back("2026-11-01", now) == datetime(2026, 11, 1, tzinfo=UTC)
+    assert time_back("2026-11-01T09:00+02:00", now) == datetime(2026, 11, 1, 7, 0, tzinfo=UTC)
+    assert time_back("last tuesday", now) == "last tuesday"
+
+
+def test_a_resumed_sessions_copied_history_is_not_posted_twice(
+    slack: LocalSlack, tmp_path: Path
+) -> None:
+    projects = tmp_path / "projects"
+    at = datetime.now(UTC) - timedelta(minutes=5)
+    _transcript(projects / "p" / "first.jsonl", "first", at, "fix the build")
+    copied = (projects / "p" / "first.jsonl").read_bytes().replace(b'"first"', b'"second"')
+    more = orjson.dumps({
+        "type": "user", "sessionId": "second", "uuid": "second-3", "parentUuid": "first-2",
+        "timestamp": (at + timedelta(minutes=1)).isoformat(), "cwd": "/w",
+        "message": {"role": "user", "content": "and now the docs"}})  # fmt: skip
+    (projects / "p" / "second.jsonl").write_bytes(copied + more + b"\n")
+    assert main(["follow", "--once", "--channel", "agents", str(projects)]) == 0
+    texts = [text for thread in thread_texts(slack) for text in thread]
+    assert sum("On it: fix the build" in text for text in texts) == 1
+    assert sum("and now the docs" in text for text in texts) == 1

@@ -8,6 +8,7 @@ line looks like, for the one line the command prints about it.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -46,8 +47,15 @@ class SourceReader:
     """Reads one source's lines. The family is detected from the first lines a format claims
     (up to ``detect_window`` lines are held back meanwhile), or fixed by ``family``."""
 
-    def __init__(self, source: str, family: str | None = None, detect_window: int = 50) -> None:
+    def __init__(
+        self,
+        source: str,
+        family: str | None = None,
+        detect_window: int = 50,
+        repeatable: bool = False,
+    ) -> None:
         self.source = source
+        self.repeatable = repeatable  # the source may bring lines applied before (stdin)
         self.stats = ReaderStats()
         self.family: str | None = None
         self._parser: LineParser | None = None  # typed: a native call a line (see parser.py)
@@ -86,6 +94,8 @@ class SourceReader:
         if records is None:
             self.stats.unparsed += 1
             records = [self._not_understood(obj, line)]
+        elif self.repeatable:
+            _name_lines(records, raw)
         self.stats.records += len(records)
         return records
 
@@ -170,6 +180,8 @@ class SourceReader:
             return [self._unreadable(obj, line, error)]
         if records is None:
             return [self._not_understood(obj, line)]
+        if self.repeatable:  # (lines held for detection, and lines refused by orjson)
+            _name_lines(records, json_text(obj).encode())
         return records
 
     def _unreadable(self, obj: Any, line: int, error: Exception) -> Unparsed:
@@ -207,6 +219,18 @@ def _decode(raw: bytes) -> Any:
     except orjson.JSONDecodeError:
         pass
     return lenient_json(text)
+
+
+def _name_lines(records: list[Record], raw: bytes) -> None:
+    """Give each line of a source that may bring it again (standard input piped in twice) an
+    id where its format gives none: its session, its number and a digest of its bytes. The
+    same line again is then applied once (``SessionBook``); another log's line, or the same
+    text at another place, is not the same line."""
+    digest = hashlib.blake2b(raw, digest_size=12).hexdigest()
+    for record in records:
+        origin = record.origin
+        if origin.uid is None and origin.session_id:
+            origin.uid = f"{origin.session_id}:{origin.line}:{digest}"
 
 
 def _unparsed(reason: str, raw: bytes, line: int) -> Unparsed:

@@ -34,7 +34,12 @@ SPOOL_PREFIX = "stdin-"
 
 class StdinSpool:
     """``stream`` copied to a new spool file in ``folder`` (created 0700 if missing) on a
-    thread, and followed from that file: a ``Source`` named ``name``."""
+    thread, and followed from that file: a ``Source`` named ``name``.
+
+    Standard input can bring the same log again (piped in twice): its lines are ``repeatable``,
+    so that a line applied before is applied once (see ``SourceReader``)."""
+
+    repeatable = True
 
     def __init__(
         self,

@@ -287,3 +287,17 @@ def test_a_parser_of_any_class_is_called_through_the_base_class() -> None:
     restored = pickle.loads(pickle.dumps(reader))
     records = restored.feed(b'{"type": "user", "content": "hi", "timestamp": 1.5}', 1)
     assert [type(record).__name__ for record in records] == ["SessionStarted", "UserText"]
+
+
+def test_a_repeatable_sources_lines_are_named_by_session_place_and_bytes() -> None:
+    line = b'{"type":"user","content":"hi","timestamp":1.5,"session_id":"s1"}'
+
+    def uids(reader: SourceReader, number: int, raw: bytes = line) -> set[str | None]:
+        return {record.origin.uid for record in reader.feed(raw, number)}
+
+    first, again = SourceReader("a", repeatable=True), SourceReader("b", repeatable=True)
+    assert uids(first, 1) == uids(again, 1) != {None}  # the same line piped in again
+    assert uids(first, 2) != uids(again, 1)  # the same text at another place
+    assert uids(SourceReader("c"), 1) == {None}  # a file: its lines are never taken again
+    other = line.replace(b"s1", b"s2")
+    assert uids(SourceReader("d", repeatable=True), 1, other) != uids(again, 1)
