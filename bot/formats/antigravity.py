@@ -10,15 +10,17 @@ directory's name), no model field, no tokens, no end record. Record → records:
 - USER_INPUT → UserText (the ``<USER_REQUEST>`` body); a later model change → Notice("model");
 - PLANNER_RESPONSE → Thinking (``thinking``), AssistantText (``content``), and a ToolCall per
   ``tool_calls[k]`` (id ``<step>:<k>``; every argument, a JSON text, decoded once;
-  ``call_mcp_tool`` → ``Server.Tool`` with its ``Arguments`` as the input);
+  ``call_mcp_tool`` → ``Server.Tool`` with its ``Arguments`` as the input); one with content
+  and no tool call is the answer: also TurnEnded (agy waits for the user);
 - any other MODEL record, and an ERROR_MESSAGE about an invalid tool call, is a tool step: the
   ToolResult of the call it answers (``antigravity_steps``), failed when its status is FAILED, a
   command "failed with exit code", or the call was invalid; other ERROR_MESSAGEs → Notice;
 - CONVERSATION_HISTORY, SYSTEM_MESSAGE → Ignored; any other type → Notice.
 
 No SessionResult: nothing marks the end of a run, and a resumed conversation (``agy -p …
---conversation <id>``) goes on in the same file, so a transcript that stops has an unknown
-outcome (``reports_result=False``), as a Claude Code transcript has.
+--conversation <id>``) goes on in the same file, so a transcript that stops has no outcome of
+its own (``reports_result=False``), as a Claude Code transcript has: it waits for the user
+after an answer, else its outcome is unknown.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from bot.records import (
     Thinking,
     ToolCall,
     ToolResult,
+    TurnEnded,
     UserText,
 )
 
@@ -95,6 +98,7 @@ class Parser(LineParser):
         self._model: str | None = None
         self._steps = ToolSteps()
         self._last: Origin | None = None  # the last record's origin
+        self._answered = False  # the last record was an answer: the turn ended there
 
     def parse(self, obj: Any, line: int) -> list[Record] | None:
         if not isinstance(obj, dict):
@@ -103,7 +107,7 @@ class Parser(LineParser):
         if not isinstance(step, int) or isinstance(step, bool) or not isinstance(kind, str):
             return None
         origin = Origin(self._session, to_utc(obj.get("created_at")), line)
-        self._last = origin
+        self._last, self._answered = origin, False
         steps = self._steps
         steps.last_step = max(steps.last_step, step)
         out: Out = []
@@ -127,8 +131,15 @@ class Parser(LineParser):
         return out
 
     def finish(self) -> list[Record]:
+        """What the open calls and held steps become; when the transcript stops on an answer,
+        its turn's end is said again after them (their results are not the agent at work)."""
         last = self._last
-        return [] if last is None else self._steps.left_over(last)
+        if last is None:
+            return []
+        out = self._steps.left_over(last)
+        if out and self._answered:
+            out.append(TurnEnded(last))
+        return out
 
     def _start(self, obj: dict[str, Any], kind: str, origin: Origin) -> SessionStarted:
         if kind == "USER_INPUT":
@@ -154,16 +165,20 @@ class Parser(LineParser):
         if thinking and not thinking.isspace():
             out.append(Thinking(origin, text=thinking))
         content = _text(obj.get("content"))
-        if content and not content.isspace():
+        answered = bool(content) and not content.isspace()
+        if answered:
             out.append(AssistantText(origin, text=content))
         calls = obj.get("tool_calls")
-        if isinstance(calls, list):
+        if isinstance(calls, list) and calls:
             for k, call in enumerate(calls):
                 call_id = f"{step}:{k}"
                 out.append(_tool_call(call, call_id, origin))
                 result = self._steps.called(call_id, step, k)
                 if result is not None:
                     out.append(result)
+        elif answered:  # the answer: the turn ends
+            self._answered = True
+            out.append(TurnEnded(origin))
         if len(out) == before:
             out.append(Ignored(origin, kind="empty PLANNER_RESPONSE"))
 

@@ -14,9 +14,24 @@ Each line is ``{timestamp, type, payload}``; line → records:
 - ``response_item`` ``message``/``reasoning`` and ``event_msg`` ``user_message``/
   ``agent_message``/``agent_reasoning`` → UserText, AssistantText, Thinking, each text read once
   (see ``codex_rollout_texts``); tool calls and their outputs: see ``codex_rollout_tools``;
-- ``token_count`` → tallied (``info`` may be null); ``task_complete`` → SessionResult(succeeded,
-  last_agent_message, duration_ms, the session's tokens so far, its model); ``turn_aborted`` →
-  SessionResult(failed, subtype "aborted"). A session takes its last result;
+- ``token_count`` → tallied (``info`` may be null). How a turn's end reads depends on what the
+  rollout records: one ``codex exec`` run (``session_meta.source`` "exec", or, in the builds
+  that wrote no ``source``, ``originator`` "codex_exec"), or an interactive thread (any other
+  source: cli, vscode, mcp, a custom client; a file with no ``session_meta``, which Codex writes
+  first in every rollout, is a fragment of one and read as one):
+
+  - a run: ``task_complete`` → SessionResult(succeeded, last_agent_message, duration_ms, the
+    session's tokens so far, its model), ``turn_aborted`` → SessionResult(failed, subtype
+    "aborted"); a ``task_started`` after a result starts the session again (``codex exec
+    resume`` writes on in the same file); a session takes its last result;
+  - a thread: ``task_complete`` → TurnEnded(duration_ms) after a Notice("turn") that says the
+    turn's time and tokens (the thread shows it; the root's figures are a result's) and the
+    final answer as AssistantText when no message said it; ``turn_aborted`` →
+    Notice("interrupted"), which ends the turn and interrupts its open calls. Before 0.4x a
+    rollout recorded no ``task_*`` event: until one is read, an assistant message that is
+    not commentary (``phase``) ends the turn (a call after it moves the session on again);
+  - a sub-agent's file: its turns are not the session's: ``task_complete`` → Ignored,
+    ``turn_aborted`` → Notice("aborted");
 - ``compacted`` → Compaction; ``error``/``warning``/``stream_error`` and a few others → Notice;
   events understood but never shown → Ignored; any other type → Notice.
 """
@@ -30,19 +45,20 @@ from mypy_extensions import mypyc_attr
 
 from bot.formats import codex_rollout_tools as tools
 from bot.formats.codex_rollout_texts import Texts
-from bot.formats.common import as_int, to_utc
+from bot.formats.codex_rollout_turns import Tokens, is_exec_run, run_result
+from bot.formats.common import as_int, to_utc, turn_notice
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
 from bot.records import (
+    AssistantText,
     Compaction,
     Ignored,
     Notice,
     Origin,
     Record,
-    ResultStatus,
-    SessionResult,
     SessionStarted,
     SubagentLink,
+    TurnEnded,
 )
 
 FAMILY = "codex-rollout"
@@ -93,10 +109,9 @@ _NOTICES: Final = {  # event → (notice kind, level)
     "hook_completed": ("hook", "info"),
     "deprecation_notice": ("deprecation", "info"),
 }
-_USAGE_KEYS: Final = ("input_tokens", "cached_input_tokens", "output_tokens",
-                      "reasoning_output_tokens")  # fmt: skip
 _COLLAB_ENDS: Final = ("collab_waiting_end", "collab_agent_interaction_end", "collab_close_end",
                        "collab_resume_end")  # fmt: skip
+_COMMENTARY: Final = "commentary"  # an assistant message's phase before its final answer
 
 
 def detect(obj: object) -> bool:
@@ -109,43 +124,6 @@ def detect(obj: object) -> bool:
         and (kind in _LINE_TYPES or kind in _QUIET_LINES)
         and isinstance(obj.get("payload"), dict)
     )
-
-
-@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-class Tokens:
-    """The thread's token usage: each ``last_token_usage`` added (a ``token_count`` repeated as
-    it was is not), or ``total_token_usage`` where it says more (cumulative from 0.4x on; a 0.40
-    rollout wrote each request's usage there). Input, cached input, output, reasoning."""
-
-    def __init__(self) -> None:
-        self.sums = [0, 0, 0, 0]
-        self.totals = [0, 0, 0, 0]
-        self.given = [False, False, False, False]  # which figures the log ever reported
-        self._last: object = None
-
-    def add(self, info: object) -> None:
-        if not isinstance(info, dict) or info == self._last:
-            return
-        self._last = info
-        last, total = info.get("last_token_usage"), info.get("total_token_usage")
-        for index, key in enumerate(_USAGE_KEYS):
-            if isinstance(last, dict) and (count := as_int(last.get(key))) is not None:
-                self.sums[index] += count
-                self.given[index] = True
-            if isinstance(total, dict) and (count := as_int(total.get(key))) is not None:
-                self.totals[index] = count
-                self.given[index] = True
-
-    def figures(self) -> list[int | None]:
-        """Input not cached, cached input, output, reasoning; None for a figure never given."""
-        found: list[int | None] = []
-        for index in range(4):
-            given = self.given[index]
-            found.append(max(self.sums[index], self.totals[index]) if given else None)
-        fresh, cached = found[0], found[1]
-        if fresh is not None and cached is not None:
-            found[0] = max(fresh - cached, 0)  # OpenAI's input counts the cached input too
-        return found
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
@@ -162,6 +140,8 @@ class Parser(LineParser):
         self._version: str | None = None
         self._model: str | None = None
         self._results = 0  # results since the last SessionStarted
+        self._exec = False  # one ``codex exec`` run, as its session_meta says (module doc)
+        self._turn_events = False  # a task_started or task_complete was read (0.4x on)
         self._texts = Texts()
         self._tokens = Tokens()
         self._calls = tools.Calls()
@@ -202,7 +182,9 @@ class Parser(LineParser):
         self._named = True
         self._cwd = _text(payload.get("cwd")) or self._cwd
         self._version = _text(payload.get("cli_version")) or self._version
-        self._agent = _agent_name(_text(payload.get("originator")))
+        originator = _text(payload.get("originator"))
+        self._agent = _agent_name(originator)
+        self._exec = is_exec_run(payload.get("source"), originator)
         parent = _parent_thread(payload)
         if parent:
             self._session, self._subagent = parent, thread
@@ -235,6 +217,8 @@ class Parser(LineParser):
         kind = payload.get("type")
         if kind == "message":
             self._texts.message(payload, origin, out)
+            if payload.get("role") == "assistant":
+                self._answered(payload, origin, out)
         elif kind == "reasoning":
             self._texts.reasoning(payload, origin, out)
         elif kind in _CALLS:
@@ -272,6 +256,8 @@ class Parser(LineParser):
             out.append(Ignored(origin, kind=kind))
         elif kind in ("user_message", "agent_message", "agent_reasoning"):
             self._texts.event(kind, payload, origin, out)
+            if kind == "agent_message":
+                self._answered(payload, origin, out)
         elif kind in ("task_started", "turn_started"):
             self._turn_started(origin, out)
         elif kind in ("task_complete", "turn_complete", "turn_aborted"):
@@ -302,33 +288,49 @@ class Parser(LineParser):
             text = _text(payload.get("message")) or _event_text(kind, payload)
             out.append(_notice(origin, notice_kind, text, level))
 
+    def _answered(self, payload: dict[str, Any], origin: Origin, out: Out) -> None:
+        """An assistant message of a rollout that records no turn events (before 0.4x): its
+        answer ends the turn, unless it is commentary (said on the way) or empty."""
+        if self._turn_events or self._exec or self._subagent is not None:
+            return
+        said = out[-1] if out else None
+        if isinstance(said, AssistantText) and payload.get("phase") != _COMMENTARY:
+            out.append(TurnEnded(origin))
+
     def _turn_started(self, origin: Origin, out: Out) -> None:
+        self._turn_events = True
         if self._results and self._subagent is None:
-            self._start(origin, out)  # a new turn of a session that had a result
+            self._start(origin, out)  # a new run of a session that had a result
         else:
             out.append(Ignored(origin, kind="task_started"))
 
     def _result(self, kind: str, payload: dict[str, Any], origin: Origin, out: Out) -> None:
-        self._results += 1
+        self._turn_events = True
         aborted = kind == "turn_aborted"
-        reason = _text(payload.get("reason"))
-        text = None if aborted else _text(payload.get("last_agent_message")) or None
-        fresh, cached, output, reasoning = self._tokens.figures()
-        out.append(
-            SessionResult(
-                origin,
-                status=ResultStatus.FAILED if aborted else ResultStatus.SUCCEEDED,
-                subtype="aborted" if aborted else "task_complete",
-                text=text,
-                error=f"The turn was aborted ({reason or 'no reason given'})." if aborted else None,
-                duration_ms=as_int(payload.get("duration_ms")),
-                input_tokens=fresh,
-                output_tokens=output,
-                cache_read_tokens=cached,
-                reasoning_tokens=reasoning,
-                models=(self._model,) if self._model else (),
-            )
-        )
+        reason = _text(payload.get("reason")) or "no reason given"
+        if self._subagent is not None:  # a sub-agent's turn is not the session's
+            text = f"The sub-agent's turn was aborted ({reason})."
+            out.append(_notice(origin, "aborted", text, "warning") if aborted else
+                       Ignored(origin, kind=kind))  # fmt: skip
+        elif self._exec:
+            self._results += 1
+            out.append(run_result(aborted, reason, payload, self._tokens, self._model, origin))
+        elif aborted:  # the user stopped the turn: it ends, its open calls interrupted
+            out.append(_notice(origin, "interrupted", f"The turn was aborted ({reason}).",
+                               "warning"))  # fmt: skip
+        else:
+            self._turn_ended(payload, origin, out)
+
+    def _turn_ended(self, payload: dict[str, Any], origin: Origin, out: Out) -> None:
+        """A turn of an interactive thread ended: its final answer (when no message said it),
+        its time and tokens said, then the end itself."""
+        answer = _text(payload.get("last_agent_message"))
+        if answer.strip():
+            self._texts.final_answer(answer, origin, out)
+        duration = as_int(payload.get("duration_ms"))
+        fresh, cached, output, reasoning = self._tokens.turn()
+        out.append(turn_notice(origin, "Completed", duration, fresh, output, cached, reasoning))
+        out.append(TurnEnded(origin, duration_ms=duration))
 
 
 # -- small helpers ---------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from bot.records import AssistantText, Ignored, Notice, Origin, Record, Thinking
 
 ITEM: Final = "item"  # said by a response item
 EVENT: Final = "event"  # said by an event message
+ANSWER: Final = "answer"  # said by a turn's end (``task_complete.last_agent_message``)
 _REMEMBERED: Final = 48  # texts remembered (a text's echo comes within a few lines)
 _PREAMBLES: Final = (
     "<environment_context>", "<user_instructions>", "<turn_aborted>", "<context_update>",
@@ -105,6 +106,11 @@ class Texts:
             out.append(AssistantText(origin, text=text))
         else:
             out.append(Ignored(origin, kind="agent_message"))
+
+    def final_answer(self, text: str, origin: Origin, out: Out) -> None:
+        """A turn's final answer as its end says it: shown only when no message said it."""
+        if self._new("assistant", ANSWER, text):
+            out.append(AssistantText(origin, text=text))
 
     def thinking(self, text: str, side: str, origin: Origin, out: Out) -> None:
         if self._new("thinking", side, text):

@@ -8,7 +8,7 @@ from typing import Any, Final, TypeVar
 
 import orjson
 
-from bot.records import Todo
+from bot.records import Notice, Origin, Todo
 
 V = TypeVar("V")
 
@@ -212,3 +212,47 @@ def add_count(total: int | None, value: object) -> int | None:
     if number is None:
         return total
     return number if total is None else total + number
+
+
+TURN: Final = "turn"  # the kind of the notice that says how a turn of a session went
+
+
+def turn_notice(
+    origin: Origin,
+    said: str,
+    duration_ms: int | None,
+    input_tokens: int | None,
+    output_tokens: int | None,
+    cache_read_tokens: int | None = None,
+    reasoning_tokens: int | None = None,
+    level: str = "info",
+) -> Notice:
+    """How a turn of an interactive session went, where its log says it (its time, its
+    tokens): a ``turn`` notice in the thread, ``said`` first ("Completed · 12.5s · 1,200 in /
+    80 out tokens"): in and out where given (a reported 0 too), the cached and reasoning parts
+    where given and not 0."""
+    parts = [said]
+    if duration_ms is not None:
+        parts.append(_seconds(duration_ms / 1000))
+    tokens: list[str] = []
+    if input_tokens is not None:
+        tokens.append(f"{input_tokens:,} in")
+    if output_tokens is not None:
+        tokens.append(f"{output_tokens:,} out")
+    if cache_read_tokens:
+        tokens.append(f"{cache_read_tokens:,} cached")
+    if reasoning_tokens:
+        tokens.append(f"{reasoning_tokens:,} reasoning")
+    if tokens:
+        parts.append(" / ".join(tokens) + " tokens")
+    return Notice(origin, kind=TURN, text=" · ".join(parts), level=level)
+
+
+def _seconds(seconds: float) -> str:
+    """``12.5s``, ``3m 05s``, ``2h 10m``."""
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    whole = int(seconds)
+    if whole < 3600:
+        return f"{whole // 60}m {whole % 60:02d}s"
+    return f"{whole // 3600}h {whole % 3600 // 60:02d}m"

@@ -23,9 +23,18 @@ Mapping:
 - a message written again adds only what is new (kept per message id, bounded): new thoughts,
   text that extends what was said, new calls, results of calls that have since finished;
 - ``$set`` → Ignored, but for ``messages`` (a checkpoint: read as messages written again) and
-  ``summary`` (the session's title); ``$rewindTo`` → Notice.
+  ``summary`` (the session's title); ``$rewindTo`` → Notice;
+- a turn's end → TurnEnded, once per message: the file writes no mark of it, so it is read from
+  the message that ends the turn (gemini-cli ``geminiChat.ts``, ``useGeminiStream.ts``): a
+  ``gemini`` message whose text (``content``, the model's answer as a string) is not blank and
+  that has no tool call, or one whose tool calls were all cancelled (but for ``update_topic``,
+  which the user cannot decline: the CLI then sends the model nothing, its turn is over). A
+  message is written before the calls it asks for ran (they are added once they end), so a
+  followed file can show an answer that says "I will run X" as a turn's end while X runs;
+  its calls, once written, make the session run again.
 
-No result record: a session file simply stops, so its outcome is unknown.
+No result record: a session file simply stops; its session waits for the user when its last
+turn ended, else its outcome is unknown.
 """
 
 from __future__ import annotations
@@ -48,6 +57,7 @@ from bot.records import (
     SessionStarted,
     SubagentLink,
     Thinking,
+    TurnEnded,
     UserText,
 )
 
@@ -59,6 +69,10 @@ _NOTICE_TYPES: Final = ("info", "warning", "error")
 _LINE_TYPES: Final = ("user", "info", "warning", "error")
 _MAX_MESSAGES: Final = 2048  # messages remembered, to add only what a rewrite adds
 _MAX_SESSIONS: Final = 64
+_TOPIC_TOOL: Final = "update_topic"  # a call the user cannot decline (its turn goes on)
+_CANCELLED: Final = "cancelled"
+_ANSWERED: Final = 1  # a message's turn end said: by its answer (SeenMessage.ended)
+_CANCELLED_CALLS: Final = 2  # by its calls, all cancelled
 _REWIND: Final = "The user went back to an earlier message; the conversation goes on from there."
 _SHARED: Final = (
     "Another Gemini CLI session ({}) writes to this session file too: the file is named after "
@@ -90,13 +104,15 @@ def detect(obj: object) -> bool:
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class SeenMessage:
-    """What was already said of one message: its text, its thoughts, and of each tool call
-    whether its call (1) or also its result (2) was said."""
+    """What was already said of one message: its text, its thoughts, of each tool call
+    whether its call (1) or also its result (2) was said, and whether the turn's end was said
+    (0: not, ``_ANSWERED``, ``_CANCELLED_CALLS``)."""
 
     def __init__(self) -> None:
         self.text = ""
         self.thoughts = 0
         self.calls: dict[str, int] = {}
+        self.ended = 0
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
@@ -199,6 +215,7 @@ class Parser(LineParser):
             self._thoughts(message.get("thoughts"), seen, origin, out)
             self._answer(text_of(message.get("content")), message_id, seen, origin, out)
             self._calls(message, seen, origin, out)
+            _turn_end(message, seen, origin, out)
         elif kind == "user":
             shown = message.get("displayContent") or message.get("content")
             text = text_of(shown)
@@ -265,6 +282,27 @@ class Parser(LineParser):
         name = kind if isinstance(kind, str) and kind else "message"
         level = name if name in _NOTICE_TYPES else "info"
         out.append(Notice(origin, kind=name, text=text[:3000], level=level))
+
+
+def _turn_end(message: dict[str, Any], seen: SeenMessage, origin: Origin, out: Out) -> None:
+    """A ``gemini`` message that ends its turn (see the module doc): TurnEnded, once."""
+    given = message.get("toolCalls")
+    calls = [call for call in given if isinstance(call, dict)] if isinstance(given, list) else []
+    if not calls:
+        content = message.get("content")
+        if seen.ended == 0 and isinstance(content, str) and content.strip():
+            seen.ended = _ANSWERED
+            out.append(TurnEnded(origin))
+    elif seen.ended != _CANCELLED_CALLS and _all_cancelled(calls):
+        seen.ended = _CANCELLED_CALLS
+        out.append(TurnEnded(origin))
+
+
+def _all_cancelled(calls: list[dict[str, Any]]) -> bool:
+    """Whether the user cancelled every call of a message (``update_topic`` aside, unless it
+    is the only one)."""
+    declinable = [call for call in calls if call.get("name") != _TOPIC_TOOL] or calls
+    return all(call.get("status") == _CANCELLED for call in declinable)
 
 
 def _first_model(messages: list[Any]) -> str | None:

@@ -3,20 +3,24 @@
 
 A ``metadata`` line ``{protocol_version, created_at, app_version}``, then flat records
 ``{type, …, time}`` (epoch milliseconds). No session id inside (it is the ``<sessionId>``
-directory) and no end of the session: a turn ends with ``turn.ended`` when Kimi writes one
-(upstream MoonshotAI/kimi-code ``turnOps.ts``; the corpus sample has none). Record → records:
+directory) and no end of the session: the wire is the journal of an interactive session (the
+user writes, Kimi answers, the user writes again: ``kimi --continue`` resumes it), whose turns
+end with ``turn.ended`` (upstream MoonshotAI/kimi-code ``turnOps.ts``; the corpus sample has
+none). Record → records:
 
 - ``metadata`` (or the first record) → SessionStarted (agent "Kimi Code", version); a
   ``config.update`` or ``profile.bind`` naming a model or a cwd, and the first ``usage.record``
   when no model is known, → SessionStarted again (hidden: it completes the session's details);
 - ``turn.prompt``, ``turn.steer`` → UserText (a prompt Kimi made itself, e.g. a cron job's, →
-  Notice("prompt")); a prompt after a ``turn.ended`` starts the session again (it runs anew);
+  Notice("prompt"));
 - ``context.append_loop_event``: ``content.part`` text → AssistantText, think → Thinking;
   ``tool.call`` → ToolCall; ``tool.result`` → ToolResult (``isError``); ``step.*`` → Ignored;
 - ``context.append_message``: the user prompt's copy (and injected context) → Ignored; a user
   message no ``turn.prompt`` said → UserText; an assistant message → AssistantText;
-- ``usage.record`` → Ignored, its tokens added up (per model record, as Kimi does) and given to
-  the next ``turn.ended`` → SessionResult (completed → succeeded, else failed with its error);
+- ``usage.record`` → Ignored, its tokens added up (per model record, as Kimi does) and said by
+  the next ``turn.ended`` → Notice("turn": completed, or failed with its error, cancelled,
+  blocked; its time and tokens) then TurnEnded: the session waits for the user (a turn is not
+  the session's end, so no SessionResult);
 - ``turn.cancel`` → Notice("interrupted"); ``context.apply_compaction`` → Compaction;
   ``context.clear`` → Notice; other known types → Ignored; unknown types → Notice.
 
@@ -31,7 +35,7 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from bot.formats.common import as_int, loads_maybe, text_of, to_utc
+from bot.formats.common import as_int, loads_maybe, text_of, to_utc, turn_notice
 from bot.formats.kimi_wire_types import KNOWN_TYPES, QUIET_TYPES, Usage, error_text
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
@@ -42,12 +46,11 @@ from bot.records import (
     Notice,
     Origin,
     Record,
-    ResultStatus,
-    SessionResult,
     SessionStarted,
     Thinking,
     ToolCall,
     ToolResult,
+    TurnEnded,
     UserText,
 )
 
@@ -56,6 +59,13 @@ AGENT = "Kimi Code"
 
 _MAIN_AGENT: Final = "main"
 _USER_ORIGIN: Final = "user"
+# How a turn ended (``turn.ended.reason``) → what its notice says first, and at which level.
+_TURN_ENDS: Final = {
+    "completed": ("Completed", "info"),
+    "failed": ("Failed", "error"),
+    "cancelled": ("Cancelled", "warning"),
+    "blocked": ("Blocked", "warning"),
+}
 
 Out = list[Record]
 
@@ -91,7 +101,6 @@ class Parser(LineParser):
         self._session = session_of(source)
         self._started = False
         self._has_model = False
-        self._ended = False  # a turn ended, and no prompt came since
         self._prompt = ""  # the last prompt's text, to know its copy in context.append_message
         self._usage = Usage()
 
@@ -118,7 +127,7 @@ class Parser(LineParser):
         elif kind == "usage.record":
             self._usage_record(obj, origin, out)
         elif kind == "turn.ended":
-            out.append(self._turn_ended(obj, origin))
+            self._turn_ended(obj, origin, out)
         elif kind == "config.update" or kind == "profile.bind":
             self._settings(obj, kind, origin, out)
         elif kind == "metadata":
@@ -144,9 +153,6 @@ class Parser(LineParser):
         out.append(SessionStarted(origin, agent=AGENT, model=model, cwd=cwd))
 
     def _prompt_given(self, obj: dict[str, Any], origin: Origin, out: Out) -> None:
-        if self._ended:
-            self._ended = False
-            out.append(SessionStarted(origin, agent=AGENT))
         text = text_of(obj.get("input")).strip()
         said = obj.get("origin")
         by = said.get("kind") if isinstance(said, dict) else said
@@ -182,22 +188,19 @@ class Parser(LineParser):
         else:
             out.append(Ignored(origin, kind="usage.record"))
 
-    def _turn_ended(self, obj: dict[str, Any], origin: Origin) -> SessionResult:
-        self._ended = True
+    def _turn_ended(self, obj: dict[str, Any], origin: Origin, out: Out) -> None:
+        """A turn ended: how (its notice, with the turn's time and tokens), then the end."""
         reason = _opt_str(obj.get("reason"))
+        said, level = _TURN_ENDS.get(reason or "", (f"Ended ({reason or 'no reason given'})",
+                                                    "warning"))  # fmt: skip
+        error = error_text(obj.get("error"))
+        if error is not None:
+            said = f"{said}: {error}"
         usage, self._usage = self._usage, Usage()
-        return SessionResult(
-            origin,
-            status=ResultStatus.SUCCEEDED if reason == "completed" else ResultStatus.FAILED,
-            subtype=reason,
-            error=error_text(obj.get("error")),
-            duration_ms=as_int(obj.get("durationMs")),
-            input_tokens=usage.input_tokens,
-            output_tokens=usage.output_tokens,
-            cache_read_tokens=usage.cache_read_tokens,
-            cache_write_tokens=usage.cache_write_tokens,
-            models=tuple(usage.models),
-        )
+        duration = as_int(obj.get("durationMs"))
+        out.append(turn_notice(origin, said, duration, usage.input_tokens, usage.output_tokens,
+                               usage.cache_read_tokens, None, level))  # fmt: skip
+        out.append(TurnEnded(origin, duration_ms=duration))
 
 
 def _loop_event(event: object, origin: Origin, out: Out) -> None:

@@ -17,10 +17,14 @@ no model, cwd or version. Line → records:
   the permissions it rejected);
 - another type → Notice.
 
-A stream can end with no result at all (a ``step_finish`` with no reason and no ``done``), so the
-family does not report one for every session. Drift tolerated: parts without ``id`` or
-``sessionID`` (the line's own ``sessionID`` is used), ``tokens.total`` (ignored: the parts are
-summed).
+The stream is one run: ``opencode run`` sends one prompt and exits once the session is idle
+(upstream ``packages/opencode/src/cli/cmd/run.ts``, which writes ``done {reason: "idle"}`` then;
+``--format json`` is refused in its interactive mode). So its end is the session's result, not a
+turn's end that waits for the user (no TurnEnded): a later ``opencode run --session`` is a new
+run of the session. A stream can end with no result at all (a ``step_finish`` with no reason
+and no ``done``), so the family does not report one for every session. Drift tolerated: parts
+without ``id`` or ``sessionID`` (the line's own ``sessionID`` is used), ``tokens.total``
+(ignored: the parts are summed).
 """
 
 from __future__ import annotations

@@ -8,15 +8,21 @@ records:
 
 - ``session`` → SessionStarted (its ``id`` names the session; the model of a version 1 header);
 - ``message`` → the message's records (``pi_messages``); an assistant message that stopped on
-  an error → also Notice (api_error), one that was aborted → also Notice (interrupted); one of
-  a model not seen before → SessionStarted naming it (the root shows the model in use);
+  an error → also Notice (api_error), one that was aborted → also Notice (interrupted: the
+  user stopped the agent, which ends its turn); one of a model not seen before →
+  SessionStarted naming it (the root shows the model in use);
+- an assistant message with no tool call, or one that stopped on an error, → also TurnEnded:
+  pi's agent loop (``packages/agent/src/agent-loop.ts``) goes on only to run a message's tool
+  calls, and stops on an error (pi may retry an overloaded provider: its next message moves
+  the session on again);
 - ``model_change`` → Notice (and SessionStarted naming a model not seen before);
   ``compaction`` → Compaction; ``branch_summary`` → Notice; ``custom_message`` → Notice when
   shown; ``session_info`` → SessionStarted with its name as title; ``thinking_level_change``,
   ``custom``, ``label`` → Ignored; another type → Notice.
 
-A session file has no result: it simply stops. A file whose header is not read (followed from
-its middle) takes the source's name as its session id.
+A session file has no result: it simply stops (its session waits for the user once a turn
+ended). A file whose header is not read (followed from its middle) takes the source's name as
+its session id.
 """
 
 from __future__ import annotations
@@ -43,6 +49,8 @@ from bot.records import (
     Origin,
     Record,
     SessionStarted,
+    ToolCall,
+    TurnEnded,
 )
 
 FAMILY = "pi-session"
@@ -134,12 +142,17 @@ class Parser(LineParser):
             if model is not None and model != self._model:
                 self._model = model
                 out.append(SessionStarted(origin, agent=AGENT, model=model))
+        first = len(out)
         message_records(message, origin, out)
+        if message.get("role") != "assistant":
+            return out or [Ignored(origin, kind="empty message")]
         stop = message.get("stopReason")
-        if message.get("role") == "assistant" and stop in FAILED_STOPS:
+        if stop in FAILED_STOPS:
             kind, level = ("api_error", "error") if stop == "error" else ("interrupted", "warning")
             out.append(Notice(origin, kind=kind, text=stop_text(message), level=level))
-        return out or [Ignored(origin, kind="empty message")]
+        if stop == "error" or (stop != "aborted" and not _has_call(out, first)):
+            out.append(TurnEnded(origin))  # the agent stopped: it waits for the user
+        return out
 
 
 def _entry(kind: str, obj: Line, origin: Origin) -> Record:
@@ -165,6 +178,11 @@ def _entry(kind: str, obj: Line, origin: Origin) -> Record:
     if kind == "session_info":
         return SessionStarted(origin, agent=AGENT, title=_text(obj.get("name")))
     return Notice(origin, kind=kind, text=kind.replace("_", " ").capitalize())
+
+
+def _has_call(out: list[Record], first: int) -> bool:
+    """Whether the records from ``first`` on hold a tool call."""
+    return any(type(record) is ToolCall for record in out[first:])
 
 
 def _text(value: object) -> str | None:

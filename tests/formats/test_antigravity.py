@@ -25,8 +25,10 @@ from bot.records import (
     Thinking,
     ToolCall,
     ToolResult,
+    TurnEnded,
     UserText,
 )
+from bot.session import Session, SessionStatus
 from bot.sources.files import read_records
 from tests.conftest import FIXTURES, corpus_file
 
@@ -65,6 +67,15 @@ def step(index: int, kind: str, source: str = "MODEL", **fields: Any) -> dict[st
 def planner(index: int, *names: str, **fields: Any) -> dict[str, Any]:
     calls = [{"name": name, "args": {}} for name in names]
     return step(index, "PLANNER_RESPONSE", tool_calls=calls, **fields)
+
+
+def session_of(records: list[Record]) -> Session:
+    """The session of ``records`` (one) at the end of their input."""
+    session = Session(records[0].session_id)
+    for record in records:
+        session.apply(record)
+    session.close(expects_result=False)
+    return session
 
 
 def parse(*steps: dict[str, Any], source: str = "t.jsonl") -> list[Record]:
@@ -181,10 +192,26 @@ def test_a_later_model_change_is_a_notice() -> None:
 # --- planner responses and their calls ------------------------------------------------------
 
 
-def test_a_planner_response_says_its_thinking_then_its_answer() -> None:
+def test_a_planner_response_says_its_thinking_then_its_answer_which_ends_the_turn() -> None:
     records = parse(step(2, "PLANNER_RESPONSE", thinking="hmm", content="ack"))
-    assert [type(r) for r in records] == [SessionStarted, Thinking, AssistantText]
+    assert [type(r) for r in records] == [SessionStarted, Thinking, AssistantText, TurnEnded]
     assert [records[1].text, records[2].text] == ["hmm", "ack"]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"content": "Checking first.", "tool_calls": [{"name": "list_dir", "args": {}}]},
+        {"thinking": "hmm", "tool_calls": [{"name": "list_dir", "args": {}}]},
+        {"thinking": "hmm"},  # no answer yet
+        {"content": "  ", "tool_calls": []},
+    ],
+    ids=["text-and-call", "call", "thinking-only", "blank"],
+)
+def test_a_planner_response_with_a_call_or_no_answer_does_not_end_the_turn(
+    fields: dict[str, Any],
+) -> None:
+    assert only(parse(step(2, "PLANNER_RESPONSE", **fields)), TurnEnded) == []
 
 
 def test_each_argument_is_decoded_once_from_its_json_text() -> None:
@@ -278,7 +305,12 @@ def test_a_rejected_call_does_not_take_the_next_calls_result() -> None:
         step(5, "PLANNER_RESPONSE", content="done"),
     )
     assert answers(records) == {"2:1": ("out", False), "2:0": (NO_RESULT, True)}
-    assert records[-1].line == 3  # said at the end, at the last step read
+    assert records[-2].line == 3  # said at the end, at the last step read
+    # the transcript stopped on an answer: its turn's end is said again after that result
+    assert [(type(r), r.line) for r in records[-3:]] == [
+        (TurnEnded, 3), (ToolResult, 3), (TurnEnded, 3)
+    ]  # fmt: skip
+    assert session_of(records).status is SessionStatus.WAITING
 
 
 def test_a_call_the_transcript_stops_at_stays_open() -> None:
@@ -434,9 +466,13 @@ def test_tool_use_file_two_calls_with_decoded_arguments_and_the_answer() -> None
 
 
 @pytest.mark.parametrize("name", CORPUS_FILES)
-def test_a_corpus_transcript_previews_with_an_unknown_outcome_and_its_calls_ok(name: str) -> None:
+def test_a_corpus_transcript_ends_on_its_answer_waiting_for_the_user(name: str) -> None:
+    # each file's last step is a PLANNER_RESPONSE with content and no tool_calls (its only one)
+    records = records_of(corpus_file(FAMILY_DIR, name))
+    (ended,) = only(records, TurnEnded)
+    assert ended.line == max(r.line for r in records)
     (session,) = preview_document(build_preview([corpus_file(FAMILY_DIR, name)]))["sessions"]
-    assert (session["agent"], session["status"]) == ("Antigravity", "unknown")
+    assert (session["agent"], session["status"]) == ("Antigravity", "waiting")
     assert {tool["status"] for tool in session["tools"]} == {"ok"}
 
 
@@ -468,3 +504,6 @@ def test_fixture_out_of_order_steps_pair_and_failures_are_errors() -> None:
         "Try again.",
     ]
     assert single(records, SessionStarted).model == "Gemini 3.5 Pro (High)"
+    # two answers (steps 13 and 16, on lines 12 and 14): each ends a turn, the second after the
+    # user's "Try again."
+    assert [e.line for e in only(records, TurnEnded)] == [12, 14]

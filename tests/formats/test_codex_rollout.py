@@ -30,9 +30,10 @@ from bot.records import (
     TodoUpdate,
     ToolCall,
     ToolResult,
+    TurnEnded,
     UserText,
 )
-from bot.session import SessionStatus
+from bot.session import Session, SessionStatus
 from bot.session.thread import ToolGroup, UserTurn
 from bot.sources.files import read_bytes, read_records, split_lines
 from tests.conftest import CORPUS, FIXTURES, corpus_file
@@ -166,43 +167,50 @@ class Holds(NamedTuple):
     delegations: int
     failed: int
     todos: int  # TodoUpdate records
-    results: tuple[tuple[ResultStatus, str], ...]
+    results: tuple[tuple[ResultStatus, str], ...]  # a ``codex exec`` run's
     tokens: tuple[int | None, ...] | None  # the last result's: in (uncached), cached, out, thought
     texts: tuple[int, int, int]  # UserText, AssistantText, Thinking
+    turns: int  # TurnEnded records: the turns of an interactive thread that ended
+    status: str  # how the file's session ends (preview)
 
 
+# The two files whose session_meta says "exec" (originator codex_exec, source exec) are runs:
+# their task_complete is the result. The others are threads (codex_vscode; a session_meta with
+# no source; fragments with no session_meta): each task_complete ends a turn, the session waits.
 HOLDS = {
     "codemie-ai__codemie-code__turn-spawn-skill.jsonl": Holds(
-        "spawn-test-uuid", 2, 1, 0, 0, ((ResultStatus.SUCCEEDED, "task_complete"),),
-        (4000, 1000, 200, None), (1, 0, 0),
+        "spawn-test-uuid", 2, 1, 0, 0, (), None, (1, 0, 0), 1, "waiting",
     ),
     "jnarowski__agentcmd__event-turn-aborted.jsonl": Holds(
-        "", 0, 0, 0, 0, ((ResultStatus.FAILED, "aborted"),), (None, None, None, None), (0, 0, 0)
+        "", 0, 0, 0, 0, (), None, (0, 0, 0), 0, "waiting",  # the user interrupted the turn
     ),
-    "jnarowski__agentcmd__function-output-error.jsonl": Holds("", 0, 0, 0, 0, (), None, (0, 0, 0)),
-    "jnarowski__agentcmd__function-update_plan.jsonl": Holds("", 1, 0, 0, 1, (), None, (0, 0, 0)),
-    ROLLOUT_040: Holds(
-        "0199812e-64f0-7f73-91fc-095dda01c36e", 57, 0, 12, 0, (), None, (2, 1, 57)
+    "jnarowski__agentcmd__function-output-error.jsonl": Holds(
+        "", 0, 0, 0, 0, (), None, (0, 0, 0), 0, "unknown",
+    ),
+    "jnarowski__agentcmd__function-update_plan.jsonl": Holds(
+        "", 1, 0, 0, 1, (), None, (0, 0, 0), 0, "unknown",
+    ),
+    ROLLOUT_040: Holds(  # no task_* events: its final assistant message ends its turn
+        "0199812e-64f0-7f73-91fc-095dda01c36e", 57, 0, 12, 0, (), None, (2, 1, 57), 1, "waiting"
     ),
     "shane-kercheval__switchboard__apply-patch.session.jsonl": Holds(
         "00000000-0000-7000-8000-000000000030", 2, 0, 0, 0,
         ((ResultStatus.SUCCEEDED, "task_complete"),), (30234 - 17152, 17152, 254, 0), (1, 1, 0),
+        0, "succeeded",
     ),
     "shane-kercheval__switchboard__exec-wrapper-ambiguous.session.jsonl": Holds(
-        "", 3, 0, 1, 0, ((ResultStatus.SUCCEEDED, "task_complete"),), (None, None, None, None),
-        (1, 1, 0),
+        "", 3, 0, 1, 0, (), None, (1, 1, 0), 1, "waiting",
     ),
     "shane-kercheval__switchboard__exec-wrapper.session.jsonl": Holds(
-        "", 1, 0, 1, 0, ((ResultStatus.SUCCEEDED, "task_complete"),), (None, None, None, None),
-        (1, 1, 0),
+        "", 1, 0, 1, 0, (), None, (1, 1, 0), 1, "waiting",
     ),
     "shane-kercheval__switchboard__mcp-content-mutations.session.jsonl": Holds(
-        "", 2, 0, 1, 0, ((ResultStatus.SUCCEEDED, "task_complete"),), (None, None, None, None),
-        (1, 0, 0),
+        "", 2, 0, 1, 0, (), None, (1, 0, 0), 1, "waiting",
     ),
     "shane-kercheval__switchboard__rate-limits.session.jsonl": Holds(
         "00000000-0000-7000-8000-000000000001", 0, 0, 0, 0,
         ((ResultStatus.SUCCEEDED, "task_complete"),), (15568 - 7552, 7552, 5, 0), (0, 0, 0),
+        0, "succeeded",
     ),
 }  # fmt: skip
 
@@ -240,16 +248,25 @@ def test_corpus_file_holds_its_session_calls_failures_todos_results_and_tokens(n
         assert tokens == holds.tokens
     texts = (len(of(UserText, found)), len(of(AssistantText, found)), len(of(Thinking, found)))
     assert texts == holds.texts
+    assert len(of(TurnEnded, found)) == holds.turns
 
 
-def test_the_040_rollout_fails_its_twelve_sandbox_refusals_and_ends_with_no_result() -> None:
+@pytest.mark.parametrize("name", sorted(HOLDS))
+def test_corpus_file_previews_as_one_session_ending_as_its_log_says(name: str) -> None:
+    (session,) = build_preview([corpus_file(DIR, name)]).sessions()
+    assert session.status.value == HOLDS[name].status
+
+
+def test_the_040_rollout_fails_its_twelve_sandbox_refusals_and_waits_after_its_answer() -> None:
     found = corpus(ROLLOUT_040)
     failed = [r for r in of(ToolResult, found) if r.is_error]
     assert len(failed) == 12 and all(r.output.startswith("failed in sandbox") for r in failed)
     assert {c.name for c in of(ToolCall, found)} == {"shell"}
     assert of(ToolCall, found)[0].input["command"] == "ls"  # ["zsh", "-lc", "ls"]
+    (ended,) = of(TurnEnded, found)  # its one answer: the agent_message event at line 352
+    assert ended.line == 352 and of(SessionResult, found) == []
     (session,) = build_preview([corpus_file(DIR, ROLLOUT_040)]).sessions()
-    assert session.status is SessionStatus.UNKNOWN
+    assert session.status is SessionStatus.WAITING
     assert session.info.agent == "Codex (VS Code)" and session.info.version == "0.40.0"
     assert session.info.model == "gpt-5-codex"
 
@@ -347,7 +364,7 @@ def test_a_second_session_meta_does_not_rename_the_session() -> None:
     assert of(Ignored, found)[0].kind == "session_meta"
 
 
-def test_task_complete_is_a_result_and_a_new_turn_after_it_starts_the_session_again() -> None:
+def test_an_exec_runs_task_complete_is_its_result_and_a_new_run_starts_the_session_again() -> None:
     found = parsed(
         meta(), event("task_started"),
         event("task_complete", last_agent_message="done", duration_ms=1500),
@@ -362,12 +379,120 @@ def test_task_complete_is_a_result_and_a_new_turn_after_it_starts_the_session_ag
     assert aborted.error == "The turn was aborted (interrupted)."
 
 
+@pytest.mark.parametrize(
+    ("fields", "run"),
+    [
+        ({"source": "exec", "originator": "codex_exec"}, True),
+        ({"source": None, "originator": "codex_exec"}, True),  # builds that wrote no source
+        ({"source": "cli", "originator": "codex_cli_rs"}, False),
+        ({"source": "vscode", "originator": "codex_vscode"}, False),
+        ({"source": "mcp", "originator": "codex_exec"}, False),  # the source decides
+        ({"source": None, "originator": None}, False),
+    ],
+    ids=["exec", "exec-originator", "cli", "vscode", "mcp", "neither"],
+)
+def test_a_rollout_is_one_exec_run_only_where_its_session_meta_says_so(
+    fields: dict[str, Any], run: bool
+) -> None:
+    found = parsed(meta(**fields), event("task_started"), event("task_complete"))
+    assert (len(of(SessionResult, found)), len(of(TurnEnded, found))) == ((1, 0) if run else (0, 1))
+
+
+def thread(**fields: Any) -> tuple[str, dict[str, Any]]:
+    return meta(source="cli", originator="codex_cli_rs", **fields)
+
+
+def usage(fresh: int, cached: int, out: int) -> tuple[str, dict[str, Any]]:
+    total = {"input_tokens": fresh + cached, "cached_input_tokens": cached, "output_tokens": out}
+    return event("token_count", info={"total_token_usage": total})
+
+
+def test_a_threads_task_complete_ends_the_turn_saying_its_time_and_tokens() -> None:
+    found = parsed(
+        thread(), event("task_started"), message("user", "fix it"), usage(1000, 200, 50),
+        event("agent_message", message="Fixed."),
+        event("task_complete", last_agent_message="Fixed.", duration_ms=12_500),
+        event("task_started"), message("user", "and the docs"), usage(2500, 700, 80),
+        event("task_complete", last_agent_message="Done too.", duration_ms=65_000),
+    )  # fmt: skip
+    assert of(SessionResult, found) == []
+    assert [e.duration_ms for e in of(TurnEnded, found)] == [12_500, 65_000]
+    turns = [n.text for n in of(Notice, found) if n.kind == "turn"]
+    assert turns == [  # each turn's own tokens: the second counts from the first's end
+        "Completed · 12.5s · 1,000 in / 50 out / 200 cached tokens",
+        "Completed · 1m 05s · 1,500 in / 30 out / 500 cached tokens",
+    ]
+    # the first answer was said by its message; the second only by its turn's end
+    assert [t.text for t in of(AssistantText, found)] == ["Fixed.", "Done too."]
+    assert type(found[-1]) is TurnEnded and type(found[-2]) is Notice
+
+
+def test_a_thread_waits_after_a_turn_and_runs_again_with_the_users_next_words() -> None:
+    parser, session, statuses = Parser("test"), Session("thread-1"), []
+    for number, (kind, payload) in enumerate(
+        (thread(), event("task_started"), message("user", "fix it"),
+         event("task_complete", last_agent_message="Fixed."), event("task_started"),
+         message("user", "again"), event("turn_aborted", reason="interrupted")), start=1
+    ):  # fmt: skip
+        for record in parser.parse({"type": kind, "payload": payload}, number) or []:
+            session.apply(record)
+        statuses.append(session.status.value)
+    assert statuses == ["running", "running", "running", "waiting", "waiting", "running",
+                        "waiting"]  # fmt: skip
+
+
+def test_a_threads_aborted_turn_is_the_users_interruption_not_a_failure() -> None:
+    found = parsed(thread(), event("task_started"), call("shell", command=["ls"]),
+                   event("turn_aborted", reason="interrupted"))  # fmt: skip
+    (notice,) = of(Notice, found)
+    assert (notice.kind, notice.level, notice.text) == (
+        "interrupted", "warning", "The turn was aborted (interrupted)."
+    )
+    assert of(SessionResult, found) == []
+    session = Session("thread-1")
+    for record in found:
+        session.apply(record)
+    session.close(expects_result=False)
+    assert session.status is SessionStatus.WAITING
+    assert [c.status.value for c in session.calls.values()] == ["interrupted"]
+
+
+def test_before_turn_events_an_answer_that_is_not_commentary_ends_the_turn() -> None:
+    found = parsed(
+        meta(source=None, originator="codex_vscode"), message("user", "plan it"),
+        message("assistant", "Looking first."),  # ends the turn: a call after it moves on
+        call("shell", command=["ls"]), output("ok"),
+        item("message", role="assistant", phase="commentary",
+             content=[{"type": "output_text", "text": "Reading more."}]),
+        message("assistant", "Here is the plan."),
+    )  # fmt: skip
+    assert [e.line for e in of(TurnEnded, found)] == [3, 7]
+
+
+def test_once_a_turn_event_is_read_an_answer_does_not_end_the_turn_by_itself() -> None:
+    found = parsed(thread(), event("task_started"), message("assistant", "Looking first."),
+                   event("agent_message", message="Still looking."))  # fmt: skip
+    assert of(TurnEnded, found) == []
+
+
+def test_a_sub_agents_turns_are_not_the_sessions() -> None:
+    child = meta(source={"subagent": {"thread_spawn": {"parent_thread_id": "thread-0"}}})
+    found = parsed(child, event("task_started"), message("assistant", "Counted."),
+                   event("task_complete", last_agent_message="Counted."),
+                   event("turn_aborted", reason="interrupted"))  # fmt: skip
+    assert of(TurnEnded, found) == of(SessionResult, found) == []
+    (notice,) = of(Notice, found)
+    assert (notice.kind, notice.text) == ("aborted", "The sub-agent's turn was aborted "
+                                                     "(interrupted).")  # fmt: skip
+    assert {r.subagent for r in found} == {"thread-1"}
+
+
 def test_tokens_add_each_requests_usage_once_and_say_none_for_what_was_never_given() -> None:
     usage = {"input_tokens": 100, "cached_input_tokens": 40, "output_tokens": 10}
     info = {"total_token_usage": usage, "last_token_usage": usage}
     bigger = {"input_tokens": 300, "cached_input_tokens": 40, "output_tokens": 30}
     found = parsed(
-        event("token_count", info=None), event("token_count", info=info),
+        meta(), event("token_count", info=None), event("token_count", info=info),
         event("token_count", info=info),  # the same count again: not added twice
         event("token_count", info={"total_token_usage": usage, "last_token_usage": bigger}),
         event("task_complete"),
@@ -375,7 +500,8 @@ def test_tokens_add_each_requests_usage_once_and_say_none_for_what_was_never_giv
     (done,) = of(SessionResult, found)
     assert (done.input_tokens, done.cache_read_tokens, done.output_tokens) == (320, 80, 40)
     assert done.reasoning_tokens is None
-    (bare,) = of(SessionResult, parsed(event("token_count", info=None), event("task_complete")))
+    bare_run = parsed(meta(), event("token_count", info=None), event("task_complete"))
+    (bare,) = of(SessionResult, bare_run)
     assert (bare.input_tokens, bare.output_tokens, bare.cache_read_tokens) == (None, None, None)
 
 
@@ -383,7 +509,7 @@ def test_a_cumulative_total_is_taken_where_it_says_more_than_the_requests_seen()
     last = {"input_tokens": 100, "cached_input_tokens": 0, "output_tokens": 10}
     total = {"input_tokens": 900, "cached_input_tokens": 0, "output_tokens": 90}
     info = {"total_token_usage": total, "last_token_usage": last}
-    found = parsed(event("token_count", info=info), event("task_complete"))
+    found = parsed(meta(), event("token_count", info=info), event("task_complete"))
     (done,) = of(SessionResult, found)
     assert (done.input_tokens, done.output_tokens) == (900, 90)
 
@@ -413,8 +539,8 @@ def test_a_text_said_by_an_item_and_an_event_is_read_once_in_either_order() -> N
                    event("agent_reasoning", text="**Looking**"),
                    item("reasoning", summary=[{"type": "summary_text", "text": "**Looking**"},
                                               {"type": "summary_text", "text": "**Testing**"}]))
-    assert [(type(r).__name__, getattr(r, "text", None)) for r in found if type(r) is not Ignored
-            and type(r) is not SessionStarted] == [
+    assert [(type(r).__name__, getattr(r, "text", None)) for r in found
+            if type(r) in (UserText, AssistantText, Thinking)] == [
         ("UserText", "fix it"), ("AssistantText", "Fixed."), ("Thinking", "**Looking**"),
         ("Thinking", "**Testing**"),
     ]  # fmt: skip

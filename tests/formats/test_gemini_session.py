@@ -30,8 +30,10 @@ from bot.records import (
     Thinking,
     ToolCall,
     ToolResult,
+    TurnEnded,
     UserText,
 )
+from bot.session import Session
 from bot.sources.files import read_records, split_lines
 from tests.conftest import corpus_file
 
@@ -169,7 +171,8 @@ def test_a_line_that_is_none_of_its_shapes_is_not_mine() -> None:
 
 def test_the_header_starts_the_session_and_the_first_answer_says_its_model() -> None:
     records = parse(header(), user("Read M"), gemini(content="ack"))
-    first, text, second, answer = records
+    first, text, second, answer, ended = records
+    assert isinstance(ended, TurnEnded)  # the answer ends the turn
     assert isinstance(first, SessionStarted)
     assert (first.session_id, first.agent, first.model) == ("s1", "Gemini CLI", None)
     assert first.timestamp == datetime(2026, 5, 17, 22, 13, 44, 759000, tzinfo=UTC)
@@ -422,11 +425,73 @@ def test_every_line_of_every_journal_gives_a_record_of_its_line(name: str) -> No
     assert numbered == {n for n, raw in enumerate(path.read_bytes().split(b"\n"), 1) if raw.strip()}
 
 
+# Per file, counted from the raw file: the gemini messages with text and no tool call, plus those
+# whose calls were all cancelled; and how the file's session ends.
+TURN_ENDS = {
+    DOCUMENTS[0]: (2 + 1, "waiting"),  # "You can now run…", "I've updated…"; the cancelled shell
+    DOCUMENTS[1]: (1, "waiting"),  # "Done."
+    DOCUMENTS[2]: (1, "waiting"),  # "The file … contains …"
+    DOCUMENTS[3]: (0, "unknown"),  # its one answer is a failed write_file call
+    LONE_MESSAGE: (0, "unknown"),  # an answer with a call
+    JOURNALS[0]: (1, "waiting"),  # "ack"
+    JOURNALS[1]: (2, "waiting"),  # "blue", "red"
+    JOURNALS[2]: (1, "waiting"),  # the probe's marker, after the message written twice
+}
+
+
 @pytest.mark.parametrize("name", (*DOCUMENTS, LONE_MESSAGE, *JOURNALS))
-def test_no_session_file_reports_a_result(name: str) -> None:
-    assert only(corpus_records(name), SessionResult) == []
+def test_no_session_file_reports_a_result_and_each_ends_as_its_last_turn_did(name: str) -> None:
+    records = corpus_records(name)
+    assert only(records, SessionResult) == []
+    ends, status = TURN_ENDS[name]
+    assert len(only(records, TurnEnded)) == ends
     document = preview_document(build_preview([corpus_file(FAMILY_DIR, name)]))
-    assert [s["status"] for s in document["sessions"]] == ["unknown"]
+    assert [s["status"] for s in document["sessions"]] == [status]
+
+
+def test_an_answer_with_text_and_no_call_ends_the_turn_once() -> None:
+    records = parse(header(), user("hi"), gemini(content="Hello."), gemini(content="Hello."))
+    assert [e.line for e in only(records, TurnEnded)] == [3]  # written again: said once
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        gemini(content=""),  # the message of a response of calls, written before they run
+        gemini(content="  "),
+        gemini(content="Reading it.", toolCalls=[tool_call("c1")]),
+        gemini(content="Reading.", toolCalls=[tool_call("c1", status="cancelled"),
+                                              tool_call("c2")]),  # one call ran: it goes on
+        gemini(content=[{"text": "Binary content received.", "thought": True}]),  # synthetic
+    ],
+    ids=["empty", "blank", "with-call", "one-cancelled", "parts"],
+)  # fmt: skip
+def test_a_message_that_asks_for_calls_or_says_nothing_does_not_end_the_turn(
+    message: dict[str, Any],
+) -> None:
+    assert only(parse(header(), user("hi"), message), TurnEnded) == []
+
+
+def test_calls_all_cancelled_end_the_turn_the_topic_tool_aside() -> None:
+    topic = tool_call("t1", name="update_topic")
+    cancelled = [tool_call("c1", status="cancelled"), tool_call("c2", status="cancelled")]
+    records = parse(header(), gemini(content="Running it.", toolCalls=[topic, *cancelled]))
+    (ended,) = only(records, TurnEnded)
+    assert records[-1] is ended  # after the calls' records
+
+
+def test_an_answer_that_gets_its_calls_written_later_runs_again_once_they_come() -> None:
+    asked = gemini(content="I will run the tests.")
+    ran = gemini(content="I will run the tests.", toolCalls=[tool_call("c1")])
+    session = Session("s1")
+    statuses = []
+    parser = Parser("src")
+    for number, value in enumerate((header(), user("test it"), asked, ran), start=1):
+        for record in parser.parse(value, number) or []:
+            session.apply(record)
+        statuses.append(session.status.value)
+    # the file says nothing of the call until it ended: meanwhile the session waits
+    assert statuses == ["running", "running", "waiting", "running"]
 
 
 def test_the_long_document_has_thirteen_calls_of_which_four_failed() -> None:

@@ -19,14 +19,15 @@ from bot.records import (
     Ignored,
     Notice,
     Record,
-    ResultStatus,
     SessionResult,
     SessionStarted,
     Thinking,
     ToolCall,
     ToolResult,
+    TurnEnded,
     UserText,
 )
+from bot.session import Session
 from bot.sources.files import read_records
 from tests.conftest import FIXTURES, corpus_file
 
@@ -235,7 +236,11 @@ def test_tool_arguments_given_as_text_are_parsed_or_kept_raw() -> None:
     assert (bad.input, bad.raw_input) == ({}, "{oops")
 
 
-def test_a_completed_turn_succeeds_with_its_tokens_and_the_next_prompt_runs_anew() -> None:
+def turn_notices(records: list[Record]) -> list[tuple[str, str]]:
+    return [(n.level, n.text) for n in only(records, Notice) if n.kind == "turn"]
+
+
+def test_a_turn_that_ends_says_how_with_its_tokens_then_the_session_waits() -> None:
     usage = {"inputOther": 10, "output": 5, "inputCacheRead": 100, "inputCacheCreation": 1}
     records = parse(
         prompt("one"),
@@ -245,29 +250,50 @@ def test_a_completed_turn_succeeds_with_its_tokens_and_the_next_prompt_runs_anew
         prompt("two"),
         wire("turn.ended", turnId=1, reason="cancelled"),
     )
-    first, second = only(records, SessionResult)
-    assert (first.status, first.subtype, first.duration_ms) == (
-        ResultStatus.SUCCEEDED,
-        "completed",
-        1200,
-    )
-    assert (first.input_tokens, first.output_tokens) == (20, 10)
-    assert (first.cache_read_tokens, first.cache_write_tokens) == (200, 2)
-    assert first.models == ("kimi-k2", "kimi-k2-turbo")
-    assert (second.status, second.subtype) == (ResultStatus.FAILED, "cancelled")
-    assert (second.input_tokens, second.models) == (None, ())  # no usage in that turn: unknown
-    # the first record starts the session, the first usage names its model, the second prompt
-    # (after a turn ended) starts it again
-    assert [s.line for s in only(records, SessionStarted)] == [1, 2, 5]
+    assert only(records, SessionResult) == []  # a turn is not the session's end
+    assert [(e.line, e.duration_ms) for e in only(records, TurnEnded)] == [(4, 1200), (6, None)]
+    assert turn_notices(records) == [
+        ("info", "Completed · 1.2s · 20 in / 10 out / 200 cached tokens"),  # both models' records
+        ("warning", "Cancelled"),  # no usage in that turn: no tokens said
+    ]
+    # the first record starts the session, the first usage names its model; the second prompt
+    # needs no new start: the user's words make the waiting session run again
+    assert [s.line for s in only(records, SessionStarted)] == [1, 2]
 
 
-def test_a_failed_turn_says_its_error_with_its_code() -> None:
-    error = {"code": "provider.rate_limited", "message": "Too many requests", "retryable": True}
-    result = single(parse(wire("turn.ended", reason="failed", error=error)), SessionResult)
-    assert (result.status, result.error) == (
-        ResultStatus.FAILED,
-        "provider.rate_limited: Too many requests",
-    )
+@pytest.mark.parametrize(
+    ("fields", "said"),
+    [
+        ({"reason": "failed", "error": {"code": "provider.rate_limited",
+                                        "message": "Too many requests", "retryable": True}},
+         ("error", "Failed: provider.rate_limited: Too many requests")),
+        ({"reason": "blocked"}, ("warning", "Blocked")),
+        ({"reason": "paused"}, ("warning", "Ended (paused)")),  # a reason newer than this module
+        ({}, ("warning", "Ended (no reason given)")),
+    ],
+    ids=["failed", "blocked", "unknown-reason", "no-reason"],
+)  # fmt: skip
+def test_a_turn_that_did_not_complete_says_why_at_its_level(
+    fields: dict[str, Any], said: tuple[str, str]
+) -> None:
+    records = parse(wire("turn.ended", **fields))
+    assert turn_notices(records) == [said]
+    assert type(records[-1]) is TurnEnded
+
+
+def test_a_session_waits_after_each_turn_and_runs_again_with_the_users_words() -> None:
+    parser, session, statuses = Parser("wire.jsonl"), Session("wire"), []
+    for number, value in enumerate(
+        (prompt("one"), loop("content.part", part={"type": "text", "text": "Done."}),
+         wire("turn.ended", reason="completed"), prompt("cron", by="cron_job"),
+         loop("content.part", part={"type": "text", "text": "Ran."}),
+         wire("turn.ended", reason="failed")), start=1
+    ):  # fmt: skip
+        for record in parser.parse(value, number) or []:
+            session.apply(record)
+        statuses.append(session.status.value)
+    # a prompt Kimi made itself is a notice: the agent's own words make the session run again
+    assert statuses == ["running", "running", "waiting", "waiting", "running", "waiting"]
 
 
 def test_cancel_compaction_clear_and_unknown_records() -> None:
@@ -302,7 +328,7 @@ def test_sample_every_line_gives_a_record_and_none_is_unparsed() -> None:
     assert {r.session_id for r in records} == {"codemie-ai__codemie-code__sample-wire"}
 
 
-def test_sample_one_prompt_three_calls_paired_by_id_and_no_result() -> None:
+def test_sample_one_prompt_three_calls_paired_by_id_and_no_end() -> None:
     path = corpus_file(FAMILY_DIR, SAMPLE)
     raw = raw_records(path)
     events = [v["event"] for v in raw if v["type"] == "context.append_loop_event"]
@@ -322,23 +348,22 @@ def test_sample_one_prompt_three_calls_paired_by_id_and_no_result() -> None:
     results = only(records, ToolResult)
     assert [r.call_id for r in results] == [call_id for call_id, _ in calls]
     assert [r.call_id for r in results if r.is_error] == failed == []
-    assert only(records, SessionResult) == []  # the sample has no turn.ended
+    assert only(records, SessionResult) == only(records, TurnEnded) == []  # no turn.ended
 
 
-def test_sample_tokens_add_up_into_the_turns_result() -> None:
+def test_sample_tokens_add_up_into_the_turns_notice() -> None:
     path = corpus_file(FAMILY_DIR, SAMPLE)
     raw = raw_records(path)
     usages = [v["usage"] for v in raw if v["type"] == "usage.record"]
+    assert sum(u["inputOther"] for u in usages) == 14341
+    assert sum(u["output"] for u in usages) == 570
+    assert sum(u["inputCacheRead"] for u in usages) == 14336
     parser = Parser(str(path))
     for number, value in enumerate(raw, start=1):
         parser.parse(value, number)
     ended = parser.parse(wire("turn.ended", turnId=0, reason="completed"), len(raw) + 1) or []
-    result = single(ended, SessionResult)
-    assert result.input_tokens == sum(u["inputOther"] for u in usages) == 14341
-    assert result.output_tokens == sum(u["output"] for u in usages) == 570
-    assert result.cache_read_tokens == sum(u["inputCacheRead"] for u in usages) == 14336
-    assert result.cache_write_tokens == 0
-    assert result.models == ("kimi-code/kimi-for-coding",)
+    said = "Completed · 14,341 in / 570 out / 14,336 cached tokens"
+    assert turn_notices(ended) == [("info", said)]
 
 
 def test_sample_previews_with_an_unknown_outcome_and_three_calls_ok() -> None:
@@ -350,7 +375,7 @@ def test_sample_previews_with_an_unknown_outcome_and_three_calls_ok() -> None:
 # --- a fixture of our own: two turns, text, thinking, a failed call --------------------------
 
 
-def test_fixture_two_turns_end_succeeded_then_failed() -> None:
+def test_fixture_two_turns_end_completed_then_failed_and_the_session_waits() -> None:
     records = records_of(FIXTURES / TURNS)
     assert [u.text for u in only(records, UserText)] == ["Run the tests.", "Fix it."]
     assert single(records, Thinking).text == "The tests run with pytest."
@@ -359,16 +384,12 @@ def test_fixture_two_turns_end_succeeded_then_failed() -> None:
         "One test fails: test_parse.",
     ]
     assert [(r.call_id, r.is_error) for r in only(records, ToolResult)] == [("call_bash_1", True)]
-    first, second = only(records, SessionResult)
-    assert (first.status, first.input_tokens, first.output_tokens) == (
-        ResultStatus.SUCCEEDED,
-        950,
-        52,
-    )
-    assert (second.status, second.input_tokens, second.error) == (
-        ResultStatus.FAILED,
-        70,
-        "provider.rate_limited: Too many requests",
-    )
+    # turn 0: usage 900+50 in, 40+12 out, 100+1000 cached, 2992 ms; turn 1: 70 in, 0 out
+    assert turn_notices(records) == [
+        ("info", "Completed · 3.0s · 950 in / 52 out / 1,100 cached tokens"),
+        ("error", "Failed: provider.rate_limited: Too many requests · 1.0s · 70 in / 0 out tokens"),
+    ]
+    assert [e.line for e in only(records, TurnEnded)] == [17, 22]
+    assert only(records, SessionResult) == []
     (session,) = preview_document(build_preview([FIXTURES / TURNS]))["sessions"]
-    assert session["status"] == "failed"
+    assert session["status"] == "waiting"  # its last turn failed: the user may write again

@@ -28,6 +28,7 @@ from bot.records import (
     TodoUpdate,
     ToolCall,
     ToolResult,
+    TurnEnded,
 )
 from bot.sources.files import read_records
 from tests.conftest import corpus_file
@@ -352,6 +353,15 @@ def test_a_new_step_after_a_result_can_end_the_session_again() -> None:
         event("done", reason="idle", rejected=[]),
     )
     assert [r.subtype for r in only(records, SessionResult)] == ["stop", "idle"]
+
+
+@pytest.mark.parametrize("name", CORPUS_FILES)
+def test_a_run_ends_with_its_result_never_with_a_turn_end(name: str) -> None:
+    # opencode run --format json is one prompt's run, ended once the session is idle: its end is
+    # the session's result (or none), not a turn's end waiting for the user
+    run = parse(finish("stop"), event("done", reason="idle"))
+    assert [r.subtype for r in only(run, SessionResult)] == ["stop"]
+    assert only(corpus_records(name) + run, TurnEnded) == []
 
 
 def test_parts_without_id_or_session_and_an_unknown_type_are_read() -> None:

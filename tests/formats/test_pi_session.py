@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pickle
 from collections import Counter
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 import orjson
 import pytest
@@ -25,8 +25,10 @@ from bot.records import (
     Thinking,
     ToolCall,
     ToolResult,
+    TurnEnded,
     UserText,
 )
+from bot.session import Session, SessionStatus
 from bot.sources.files import read_records
 from tests.conftest import FIXTURES, corpus_file
 
@@ -194,8 +196,8 @@ def test_a_command_the_user_ran_is_a_call_named_for_the_user_and_its_result(
 
 def test_a_message_that_failed_is_a_notice_and_its_calls_never_ran(v3: list[Record]) -> None:
     line_14 = [r for r in v3 if r.line == 14]
-    assert [type(r) for r in line_14] == [SessionStarted, ToolCall, ToolResult, Notice]
-    _, call, result, notice = line_14
+    assert [type(r) for r in line_14] == [SessionStarted, ToolCall, ToolResult, Notice, TurnEnded]
+    _, call, result, notice, _ = line_14
     assert isinstance(result, ToolResult) and isinstance(notice, Notice)
     assert (result.call_id, result.interrupted, result.output) == (
         "toolu_edit",
@@ -236,6 +238,45 @@ def test_a_session_file_has_no_result_and_after_an_abort_waits_for_the_user(
     document = preview_document(build_preview([V3]))
     # no result, and its last turn was aborted by the user: it waits for the user (not unknown)
     assert [(s["agent"], s["status"]) for s in document["sessions"]] == [("pi", "waiting")]
+
+
+def assistant(stop: str, *blocks: dict[str, Any]) -> dict[str, Any]:
+    return message(role="assistant", content=list(blocks), stopReason=stop)
+
+
+TEXT: Final = {"type": "text", "text": "Done."}
+CALL: Final = {"type": "toolCall", "id": "t1", "name": "bash", "arguments": {"command": "ls"}}
+
+
+@pytest.mark.parametrize(
+    ("answer", "ends"),
+    [
+        (assistant("stop", TEXT), True),
+        (assistant("length", TEXT), True),  # cut short, with no call to run: the loop stops
+        (assistant("error"), True),
+        (assistant("error", CALL), True),  # its call never runs: the loop stops
+        (assistant("toolUse", TEXT, CALL), False),  # the loop goes on to run the call
+        (assistant("stop", CALL), False),  # a call, whatever the stop reason: it runs
+        (assistant("aborted", TEXT), False),  # said by its "interrupted" notice instead
+    ],
+    ids=["stop", "length", "error", "error-with-call", "tool-use", "stop-with-call", "aborted"],
+)
+def test_an_answer_with_no_call_to_run_ends_the_turn(answer: dict[str, Any], ends: bool) -> None:
+    records = parse(answer)
+    assert (len(only(records, TurnEnded)) == 1) is ends
+    assert all(type(r) is not TurnEnded for r in records[:-1])  # after the message's records
+
+
+def test_a_turn_end_makes_the_session_wait_and_the_users_next_words_run_it_again() -> None:
+    session, statuses = Session("s.jsonl"), []
+    for value in (message(role="user", content="Why?"), assistant("stop", TEXT),
+                  message(role="user", content="And then?"), assistant("toolUse", CALL),
+                  assistant("aborted")):  # fmt: skip
+        for record in parse(value):
+            session.apply(record)
+        statuses.append(session.status)
+    assert statuses == [SessionStatus.RUNNING, SessionStatus.WAITING, SessionStatus.RUNNING,
+                        SessionStatus.RUNNING, SessionStatus.WAITING]  # fmt: skip
 
 
 def test_a_parser_pickled_mid_file_keeps_its_session_and_model() -> None:
@@ -289,9 +330,22 @@ def test_large_file_messages_calls_and_failures(large: list[Record]) -> None:
     assert only(large, Compaction) == only(large, SessionResult) == []
 
 
-def test_large_file_previews_as_one_session_of_unknown_outcome() -> None:
+def test_large_file_turns_end_on_answers_with_no_call_and_on_the_error(
+    large: list[Record],
+) -> None:
+    # assistant messages with no toolCall block: stop 65, aborted 19; with calls: toolUse 366,
+    # aborted 2, error 1. A turn ends at each stop and at the error; each abort is an
+    # "interrupted" notice (the user stopped the agent: its turn ends too)
+    ends = only(large, TurnEnded)
+    assert len(ends) == 65 + 1
+    assert [e.line for e in ends][:4] == [17, 25, 33, 69]  # 33: the error ("terminated")
+    assert ends[-1].line == max(r.line for r in large)  # the file's last line: a stop
+
+
+def test_large_file_previews_as_one_session_waiting_for_the_user() -> None:
     document = preview_document(build_preview([corpus_file(FAMILY_DIR, LARGE)]))
     (session,) = document["sessions"]
-    assert (session["agent"], session["status"]) == ("pi", "unknown")
+    # its last line is an answer that stopped with no call: its turn ended
+    assert (session["agent"], session["status"]) == ("pi", "waiting")
     statuses = Counter(tool["status"] for tool in session["tools"])
     assert statuses == {"ok": 354, "error": 19, "interrupted": 18}
