@@ -142,9 +142,12 @@ def tool_result(message: Message, origin: Origin) -> ToolResult:
 
 
 def _user_bash(message: Message, origin: Origin, out: list[Record]) -> None:
-    """A command the user ran: a call and its result, under an id made from the line."""
+    """A command the user ran: a call and its result, under an id made from its own time (its
+    line's number where it has none)."""
     command = message.get("command")
-    call_id = f"{origin.session_id}/bash-{origin.line}"
+    stamp = message.get("timestamp")
+    mark = stamp if isinstance(stamp, (int, str)) and stamp != "" else origin.line
+    call_id = f"{origin.session_id}/bash-{mark}"
     arguments = {"command": command} if isinstance(command, str) else {}
     out.append(ToolCall(origin, call_id=call_id, name=USER_BASH, input=arguments))
     code = as_int(message.get("exitCode"))

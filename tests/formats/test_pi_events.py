@@ -268,7 +268,7 @@ def test_a_command_the_user_ran_is_a_call_and_its_result() -> None:
     records = parse(end(bash))
     call, result = single(records, ToolCall), single(records, ToolResult)
     assert (call.name, call.input) == ("bash (user)", {"command": "make"})
-    assert call.call_id == result.call_id == "run.jsonl/bash-1"
+    assert call.call_id == result.call_id == "run.jsonl/bash-5"  # its time: the message has one
     assert (result.output, result.is_error, result.interrupted) == ("error", True, False)
 
 

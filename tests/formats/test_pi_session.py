@@ -191,7 +191,7 @@ def test_a_command_the_user_ran_is_a_call_named_for_the_user_and_its_result(
     assert done.output == "3f2a1b9 Retry the sync\n"
     assert (done.is_error, done.interrupted) == (False, False)
     assert (cancelled.is_error, cancelled.interrupted) == (True, True)
-    assert calls[0].call_id == f"{V3_ID}/bash-8"
+    assert calls[0].call_id == f"{V3_ID}/bash-1770112810000"  # its own time
 
 
 def test_a_message_that_failed_is_a_notice_and_its_calls_never_ran(v3: list[Record]) -> None:
