@@ -30,7 +30,7 @@ PROMPT_LINE: Final = 150  # characters of a prompt's line the root shows
 def root_message(session: Session, now: datetime | None = None) -> Message:
     info = session.info
     agent = info.agent or "Agent"
-    title = info.title or _place(info.cwd) or f"session {session.session_id[:8]}"
+    title = info.title or _place(info.cwd) or f"session {_short_id(session.session_id)}"
     blocks = MessageBlocks()
     blocks.header(plain_text(f"🤖 {agent}: {title}", 150))
     if info.prompt:
@@ -49,6 +49,17 @@ def asked(prompt: str) -> str:
     if len(lines) > PROMPT_LINES and not shown[-1].endswith("…"):
         shown[-1] += " …"
     return "\n".join([f"> {line}" for line in shown])
+
+
+def _short_id(session_id: str) -> str:
+    """A session id short enough for a title: a uuid's first part, or for a session named
+    after its log file (a log with no id of its own), the file's name."""
+    name = session_id.replace("\\", "/").rstrip("/")
+    name = name[name.rfind("/") + 1 :]
+    if name != session_id.rstrip("/"):  # a path: its file's name, without its extension
+        dot = name.find(".")
+        return name[:dot] if dot > 0 else name
+    return session_id[:8]
 
 
 def _place(cwd: str | None) -> str | None:

@@ -130,8 +130,10 @@ def _mcp_summary(name: str, args: Mapping[str, Any]) -> str:
 
 
 # The arguments a summary of an unknown tool shows, the first found in this order.
+# Each agent's name for the one argument that says what a call does, the likeliest first.
 _PREFERRED_KEYS: Final = (
-    "command", "cmd", "file_path", "filePath", "path", "notebook_path", "pattern", "url", "query",
+    "command", "cmd", "CommandLine", "file_path", "filePath", "path", "absolute_path",
+    "AbsolutePath", "dir_path", "DirectoryPath", "notebook_path", "pattern", "url", "query",
     "description", "prompt", "task", "code", "text", "content",
 )  # fmt: skip
 
@@ -247,7 +249,10 @@ def output_preview(output: str, limit: int = PREVIEW_LIMIT) -> tuple[str, int, i
 
 
 # The path arguments shown relative to the working directory (camelCase: opencode's).
-_PATH_KEYS: Final = ("file_path", "path", "notebook_path", "absolute_path", "dir_path", "filePath")
+_PATH_KEYS: Final = (
+    "file_path", "path", "notebook_path", "absolute_path", "dir_path", "filePath", "AbsolutePath",
+    "DirectoryPath",
+)
 # A result that only says the call did what it was asked ("The file /x has been updated").
 _ECHO: Final = re.compile(
     r"The file \S.* has been (?:updated|created)|File created successfully at|"
