@@ -408,6 +408,7 @@ class _Handler(BaseHTTPRequestHandler):
         if not app.socket_mode.take_ticket(parse_qs(query).get("ticket", [""])[0]):
             self._send_json(401, {"ok": False, "error": "invalid_ticket"})
             return
+        self.protocol_version = "HTTP/1.1"  # an upgrade is an HTTP/1.1 answer
         self.send_response(101, "Switching Protocols")
         self.send_header("Upgrade", "websocket")
         self.send_header("Connection", "Upgrade")

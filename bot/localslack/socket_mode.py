@@ -18,6 +18,7 @@ import json
 import logging
 import threading
 import uuid
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +29,7 @@ from bot.localslack.websocket import Close, WebSocket
 log = logging.getLogger(__name__)
 
 MAX_CONNECTIONS = 10
+RECEIVED_KEEP = 1000
 LINK_PATH = "/link/"
 
 
@@ -64,7 +66,8 @@ class SocketMode:
         self._waiting: dict[str, _Waiter] = {}
         self._turn = itertools.count()
         self._closed = False
-        self.received: list[JSON] = []  # every message the app sent back, for tests
+        self.received: deque[JSON] = deque(maxlen=RECEIVED_KEEP)  # what the app sent, for tests
+        self.opened = 0  # connections accepted so far
 
     # -- connecting -----------------------------------------------------------------------
 
@@ -92,6 +95,7 @@ class SocketMode:
                 socket.close(Close.GOING_AWAY, "server stopping")
                 return
             self._links.append(link)
+            self.opened += 1
             count = len(self._links)
         socket.send_text(json.dumps(_hello(count)))
         self._changed("app_connected", count)
@@ -168,6 +172,12 @@ class SocketMode:
             {"type": "disconnect", "reason": reason, "debug_info": {"host": "applink-local"}}
         )
         return sum(link.socket.send_text(message) for link in links)
+
+    def ping(self) -> int:
+        """Ping every connection (Slack pings its clients too); how many were pinged."""
+        with self._lock:
+            links = list(self._links)
+        return sum(link.socket.ping(b"local-slack") for link in links)
 
     def reopen(self) -> None:
         with self._lock:
