@@ -291,12 +291,7 @@ def _task_card(check: Check, block: dict[str, Any], at: str) -> None:
     """A task card: task_id and a plain-string title; status one of four; details and output a
     rich_text block each; sources URL source elements ({type: url, url, text})."""
     for key in ("task_id", "title"):
-        value = block.get(key)
-        if not isinstance(value, str):
-            check.fail(f"missing required field: {key}", at)
-        else:
-            _length(check, value, f"{at}/{key}", TEXT_MAX)
-            check.block_text += len(value)
+        _plain_string(check, block, key, at)
     status = block.get("status")
     if status is not None and status not in TASK_STATUSES:
         check.fail("must be a valid enum value", f"{at}/status")
@@ -320,22 +315,13 @@ def _sources(check: Check, sources: Any, at: str) -> None:
         if not isinstance(source, dict) or source.get("type") != "url":
             check.fail("must be a valid enum value", f"{where}/type")
             continue
-        for key, most in (("url", URL_MAX), ("text", TEXT_MAX)):
-            value = source.get(key)
-            if not isinstance(value, str):
-                check.fail(f"missing required field: {key}", where)
-            else:
-                _length(check, value, f"{where}/{key}", most)
+        for key in ("url", "text"):
+            _plain_string(check, source, key, where)
 
 
 def _plan(check: Check, block: dict[str, Any], at: str) -> None:
     """A plan: a plain-string title and task cards."""
-    title = block.get("title")
-    if not isinstance(title, str):
-        check.fail("missing required field: title", at)
-    else:
-        _length(check, title, f"{at}/title", TEXT_MAX)
-        check.block_text += len(title)
+    _plain_string(check, block, "title", at)
     tasks = block.get("tasks", [])
     if not isinstance(tasks, list):
         check.fail("must be an array", f"{at}/tasks")
@@ -349,6 +335,18 @@ def _plan(check: Check, block: dict[str, Any], at: str) -> None:
             if key not in BLOCK_KEYS["task_card"]:
                 check.fail(f"unsupported property: {key}", f"{where}/{key}")
         _task_card(check, task, where)
+
+
+def _plain_string(check: Check, obj: dict[str, Any], key: str, at: str) -> None:
+    """A required non-blank string field (the agent blocks' titles: Slack documents no maximum,
+    so none is made up; the text counts toward the whole message's budget)."""
+    value = obj.get(key)
+    if not isinstance(value, str):
+        check.fail(f"missing required field: {key}", at)
+    elif not value.strip():
+        check.fail("must be more than 0 characters", f"{at}/{key}")
+    else:
+        check.block_text += len(value)
 
 
 # -- elements and text objects ------------------------------------------------------------
