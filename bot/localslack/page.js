@@ -180,13 +180,16 @@ function renderApps(data) {
     select.onchange = () => chooseUser(select.value);
   }
   if (mine) select.value = mine.user;
-  const apps = document.getElementById("app-home");
-  const item = el("a", "channel" + (view.home ? " selected" : ""));
-  item.href = "#home";
-  item.id = "home-link";
-  item.appendChild(el("span", "name", "🏠 " + data.bot.name));
-  item.addEventListener("click", (event) => { event.preventDefault(); view.home = true; render(); });
-  apps.replaceChildren(item);
+  let item = document.getElementById("home-link");
+  if (!item) {  // made once and kept: a click on it never lands on a replaced element
+    item = el("a", "channel");
+    item.href = "#home";
+    item.id = "home-link";
+    item.appendChild(el("span", "name", "🏠 " + data.bot.name));
+    item.addEventListener("click", (event) => { event.preventDefault(); view.home = true; render(); });
+    document.getElementById("app-home").replaceChildren(item);
+  }
+  item.classList.toggle("selected", view.home);
   const app = (mine && mine.app) || {};
   const linkText = app.transport === "socket_mode" ? "Socket Mode · " + app.connections + " connected"
     : app.transport === "http" ? "request URL" : "no app connected";
