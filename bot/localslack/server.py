@@ -270,6 +270,8 @@ class LocalSlack(AppSurface):
         response: ApiResponse,
     ) -> None:
         text = body.decode("utf-8", "replace").replace(self.token, "xoxb-REDACTED")
+        if self.api.app_token:
+            text = text.replace(self.api.app_token, "xapp-REDACTED")
         entry = RecordedRequest(
             method,
             {k: v for k, v in params.items() if k != "token"},
