@@ -8,6 +8,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from bot.localslack import people
+from bot.localslack.agents import Agents
 from bot.localslack.api import Api
 from bot.localslack.app_link import AppLink
 from bot.localslack.ephemeral import Ephemerals
@@ -30,6 +32,7 @@ class AppSurface:
     socket_mode: SocketMode
     link: AppLink
     interactions: Interactions
+    agents: Agents
 
     def configure_app(
         self,
@@ -120,6 +123,17 @@ class AppSurface:
         """The status shown under a thread (assistant.threads.setStatus), while it lasts."""
         status = self.workspace.status(channel, thread_ts)
         return None if status is None else str(status["status"])
+
+    def agent_session(self, channel: str, thread_ts: str) -> JSON | None:
+        """A thread's agent session (agents.sessions.setStatus): status, title, initiator."""
+        return self.agents.session(self.workspace.channel_id(channel, by_name=True), thread_ts)
+
+    def stop_agent_session(
+        self, channel: str, thread_ts: str, *, user: str = HUMAN_USER_ID
+    ) -> Outcome:
+        """`user` clicks Slack's own Stop under a processing session's thread: the app gets
+        `agent_session_stopped`, and its streams there stop. SlackError `not_processing`."""
+        return people.stop_session(self.interactions, self.agents, user, channel, thread_ts)
 
     def disconnect_sockets(self, reason: str = "refresh_requested") -> int:
         """Ask the app's Socket Mode connections to reconnect, as Slack does; how many."""

@@ -235,12 +235,16 @@ class Interactions:
     def open_home(self, user: str) -> Outcome:
         """`user` opens the app's Home tab: the `app_home_opened` event."""
         _person(user)
-        now = self._wall_clock()
-        event = payloads.app_home_opened(
-            user=user, event_ts=format_ts(int(now * 1_000_000)), view=self.views.home(user)
+        return self.send_event(
+            payloads.app_home_opened(
+                user=user, event_ts=self._action_ts(), view=self.views.home(user)
+            )
         )
+
+    def send_event(self, event: JSON) -> Outcome:
+        """Deliver one event (Events API) to the app, in its `event_callback` envelope."""
         envelope = payloads.event_callback(
-            event, event_id=f"Ev0LOCAL{next(self._numbers):06d}", event_time=int(now)
+            event, event_id=f"Ev0LOCAL{next(self._numbers):06d}", event_time=int(self._wall_clock())
         )
         answer = self.link.event(envelope)
         with self._lock:

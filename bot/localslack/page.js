@@ -35,6 +35,12 @@ function mergePersonal(data) {
     list.push(message);
     list.sort(byTs);
   }
+  for (const channel of data.channels) {  // agent sessions: the native Stop under their thread
+    const sessions = (data.agent_sessions || {})[channel.id] || {};
+    for (const message of channel.messages) {
+      if (sessions[message.ts]) message.agent_session = sessions[message.ts];
+    }
+  }
   for (const warning of mine.warnings) {
     const channel = channels.get(warning.channel);
     if (!channel || !warning.ts) continue;
@@ -56,6 +62,12 @@ async function post(action, body) {
 // -- clicks -------------------------------------------------------------------------------
 
 document.addEventListener("click", (event) => {
+  const stop = event.target.closest && event.target.closest(".agent-stop");
+  if (stop) {
+    stop.disabled = true;
+    post("stop", { channel: view.channel, thread_ts: stop.dataset.threadTs }).finally(schedule);
+    return;
+  }
   const button = event.target.closest && event.target.closest(".btn[data-action-id]");
   if (!button || button.closest("#confirm")) return;
   const where = clickTarget(button);
@@ -163,6 +175,17 @@ function renderPlan(block, node) {
   plan.appendChild(el("summary", "plan-title", String(block.title || "")));
   for (const task of Array.isArray(block.tasks) ? block.tasks : []) renderTaskCard(task, plan);
   node.appendChild(plan);
+}
+
+// Slack's own Stop, under the thread of an agent session that is processing.
+function agentStop(parent) {
+  const session = parent.agent_session;
+  if (!session || session.status !== "processing") return null;
+  const stop = el("button", "btn danger agent-stop", "⏹ Stop");
+  stop.type = "button";
+  stop.dataset.threadTs = parent.ts;
+  stop.title = session.title || "Stop the agent";
+  return stop;
 }
 
 function viewBlocks(shown, parent) {

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.localslack.agents import Agents
 from bot.localslack.interactions import Interactions, Outcome
 from bot.localslack.model import HUMAN_USER_ID, JSON, PEOPLE, SlackError
 from bot.localslack.payloads import block_id_of
@@ -60,6 +61,30 @@ def act(interactions: Interactions, name: str, body: Any) -> tuple[int, JSON]:
         "error": outcome.error,
         "input_errors": outcome.input_errors,
     }
+
+
+def stop(interactions: Interactions, agents: Agents, body: Any) -> tuple[int, JSON]:
+    """The person clicks Slack's own Stop under a processing agent session's thread."""
+    if not isinstance(body, dict) or body.get("user") not in PEOPLE:
+        return 400, {"ok": False, "error": "user_not_found"}
+    try:
+        outcome = stop_session(interactions, agents, str(body["user"]),
+                               str(body["channel"]), str(body["thread_ts"]))  # fmt: skip
+    except SlackError as err:
+        return 400, {"ok": False, "error": err.code}
+    except KeyError as err:
+        return 400, {"ok": False, "error": f"invalid_request: {err}"}
+    return 200, {"ok": True, "acked": outcome.acked, "error": outcome.error}
+
+
+def stop_session(
+    interactions: Interactions, agents: Agents, user: str, channel: str, thread_ts: str
+) -> Outcome:
+    """`agent_session_stopped` to the app: `user` stopped the session of this thread."""
+    channel_id = interactions.workspace.channel_id(channel, by_name=True)
+    event = agents.stop_clicked(channel_id, thread_ts)
+    now = interactions.workspace.new_ts(channel_id)[1]
+    return interactions.send_event({**event, "user": user, "event_ts": now})
 
 
 def _act(interactions: Interactions, name: str, user: str, body: JSON) -> Outcome:

@@ -16,6 +16,8 @@ thread. Numbers (docs.slack.dev, "Rate limits", and each method's page):
 | assistant.threads.setStatus | 60 per minute per thread (shared/SLACK_FACTS.md) | 60 in any 60 s |
 | views.open / push / update / publish, chat.postEphemeral | Tier 4 | 100 in any 60 s, per method |
 | apps.connections.open | Tier 1, 1+ per minute, small bursts | token bucket, 1/min, burst 5 |
+| agents.sessions.setStatus / rename | Tier 3 | 50 in any 60 s, per method |
+| chat.startStream / stopStream, chat.appendStream | Tier 2, Tier 4 | 20 / 100 in any 60 s |
 
 Slack's workspace-wide cap on posting is undocumented and not modelled. `scale` speeds every
 limit up (10 = ten times the rate); the clock is a callable so tests move time themselves.
@@ -71,6 +73,11 @@ RULES: dict[str, Rule] = {
     "views.publish": Rule(TIER_4, 60.0),
     "chat.postEphemeral": Rule(TIER_4, 60.0),
     "apps.connections.open": Rule(1, 60.0, burst=TIER_1_BURST),
+    "agents.sessions.setStatus": Rule(TIER_3, 60.0),
+    "agents.sessions.rename": Rule(TIER_3, 60.0),
+    "chat.startStream": Rule(TIER_2, 60.0),
+    "chat.appendStream": Rule(TIER_4, 60.0),
+    "chat.stopStream": Rule(TIER_2, 60.0),
 }
 
 

@@ -33,6 +33,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from bot.localslack import people, response_url
+from bot.localslack.agents import Agents
 from bot.localslack.api import Api, ApiRequest, ApiResponse, error, parse_request
 from bot.localslack.api_app import APP_TOKEN_METHODS, AppApi
 from bot.localslack.app_link import AppLink
@@ -113,6 +114,9 @@ class LocalSlack(AppSurface):
             base_url=lambda: self.page_url,
         )  # fmt: skip
         self.api.methods.update(app_api.methods)
+        self.agents = Agents(self.workspace, clock)
+        self.agents.subscribe(self.events.publish)
+        self.api.methods.update(self.agents.methods)
         self.api.app_token_methods = APP_TOKEN_METHODS
         self.configure_app(
             app_token=app_token, request_url=request_url, signing_secret=signing_secret
@@ -219,6 +223,7 @@ class LocalSlack(AppSurface):
         self.views.reset()
         self._ephemerals.reset()
         self.interactions.reset()
+        self.agents.reset()
         self.faults.reset()
         self.limiter.reset()
         with self._lock:
@@ -367,6 +372,7 @@ class _Handler(BaseHTTPRequestHandler):
             user = parse_qs(url.query).get("user", [HUMAN_USER_ID])[0]
             state = {**app.workspace.snapshot(), "seq": seq, "legend": app.legend}
             state["me"] = people.seen_by(app.interactions, user)
+            state["agent_sessions"] = app.agents.sessions()
             self._send(200, state_json(state), "application/json; charset=utf-8")
         elif url.path.startswith("/actions/") and self.command == "POST":
             key = url.path.removeprefix("/actions/").partition("/")[2]
@@ -396,7 +402,11 @@ class _Handler(BaseHTTPRequestHandler):
         except (UnicodeDecodeError, ValueError):
             self._send_json(400, {"ok": False, "error": "invalid_json"})
             return
-        self._send_json(*people.act(self.server.app.interactions, name, decoded))
+        app = self.server.app
+        if name == "stop":  # the native Stop under an agent session's thread
+            self._send_json(*people.stop(app.interactions, app.agents, decoded))
+            return
+        self._send_json(*people.act(app.interactions, name, decoded))
 
     def _websocket(self, query: str) -> None:
         """The Socket Mode WebSocket: the opening handshake, then the connection to its end."""

@@ -470,11 +470,16 @@ def test_a_click_on_a_button_reaches_the_app_and_its_modal_is_filled_in_and_subm
         browser.execute_script("localStorage.clear();")
 
 
-def test_the_home_tab_shows_the_view_published_for_the_person(
+def test_the_home_tab_and_the_native_stop_of_an_agent_session(
     browser: WebDriver, slack: LocalSlack, tmp_path: Path
 ) -> None:
     slack.configure_app(app_token=APP_TOKEN)
     bolt = App(client=WebClient(token=TOKEN, base_url=slack.base_url))
+    stopped: list[dict[str, Any]] = []
+
+    @bolt.event("agent_session_stopped")
+    def stop(event: dict[str, Any]) -> None:
+        stopped.append(event)
 
     @bolt.event("app_home_opened")
     def opened(event: dict[str, Any], client: WebClient) -> None:
@@ -495,5 +500,20 @@ def test_the_home_tab_shows_the_view_published_for_the_person(
                 lambda d: "Sessions for U0LOCALUSR" in d.find_element(By.ID, "messages").text,
             )
             snap(browser, "7-home")
+
+            web = WebClient(token=TOKEN, base_url=slack.base_url)
+            ts = web.chat_postMessage(channel="#agents", text="fix the build")["ts"]
+            web.agents_sessions_setStatus(
+                channel_id=slack.channel_id(), thread_ts=ts, status="processing"
+            )
+            browser.find_element(By.CSS_SELECTOR, '[data-channel-name="agents"]').click()
+            stop_button = wait_for(
+                browser,
+                "Slack's own Stop under the session's thread",
+                lambda d: d.find_element(By.CSS_SELECTOR, f'.agent-stop[data-thread-ts="{ts}"]'),
+            )
+            stop_button.click()
+            assert slack.wait_for(lambda: bool(stopped))
+            assert (stopped[0]["thread_ts"], stopped[0]["user"]) == (ts, "U0LOCALUSR")
     finally:
         close_quickly(slack, handler.client)
