@@ -313,7 +313,12 @@ class LocalSlack(AppSurface):
                 known = {"app_token", "request_url", "signing_secret", "ack_timeout"}
                 if not isinstance(decoded, dict) or set(decoded) - known:
                     raise ValueError(f"expected an object with some of {sorted(known)}")
-                self.configure_app(**decoded)
+                timeout = decoded.pop("ack_timeout", None)
+                if not all(isinstance(v, str) for v in decoded.values()) or not isinstance(
+                    timeout, (int, float, type(None))
+                ):
+                    raise ValueError("the app's settings are strings; ack_timeout a number")
+                self.configure_app(**decoded, ack_timeout=timeout)
                 return 200, {"ok": True, "transport": self.link.settings.transport}
             if path == "/_admin/disconnect":
                 return 200, {"ok": True, "disconnected": self.disconnect_sockets()}

@@ -238,3 +238,5 @@ def test_the_apps_transport_can_be_set_over_http(slack: LocalSlack) -> None:
     )
     assert admin(slack, "/_admin/app", {"app_token": "xoxb-no"})[0] == 400
     assert admin(slack, "/_admin/app", {"colour": "red"})[0] == 400
+    assert admin(slack, "/_admin/app", {"app_token": 5})[0] == 400
+    assert admin(slack, "/_admin/app", {"ack_timeout": 0.5})[0] == 200
