@@ -13,6 +13,10 @@ from bot.localslack.faults import Faults
 from bot.localslack.model import DEFAULT_CHANNEL
 from bot.localslack.server import DEFAULT_TOKEN, LocalSlack
 
+# The app's credentials this local Slack makes up, as it makes up its bot token: no secrets.
+DEFAULT_APP_TOKEN = "xapp-1-local-slack"
+DEFAULT_SIGNING_SECRET = "local-slack-signing-secret"
+
 EPILOG = """\
 Faults (for trying slacktail against a Slack that misbehaves; also at run time with
 POST /_admin/faults and a JSON object of the same names):
@@ -41,6 +45,13 @@ def parser(prog: str = "python -m bot.localslack") -> argparse.ArgumentParser:
     parser.add_argument(
         "--scale", type=float, default=1.0, help="rate limits this many times faster"
     )
+    app = parser.add_argument_group("an interactive app (buttons, modals, the App Home)")
+    app.add_argument("--socket-mode", action="store_true",
+                     help="the app connects by Socket Mode with the app token printed "
+                     "(SLACK_APP_TOKEN)")  # fmt: skip
+    app.add_argument("--request-url", metavar="URL",
+                     help="POST interactions and events to the app here, signed with the "
+                     "signing secret printed (SLACK_SIGNING_SECRET)")  # fmt: skip
     faults = parser.add_argument_group("faults")
     faults.add_argument("--error-rate", type=float, metavar="SHARE",
                         help="this share of calls (0 to 1) answers HTTP 5xx, "
@@ -93,6 +104,11 @@ def local_slack_of(args: argparse.Namespace, legend: Sequence[tuple[str, str]] =
     force. ValueError names a bad value."""
     slack = LocalSlack(token=args.token, rate_limits=not args.no_rate_limits, scale=args.scale,
                        port=args.port, faults=faults_of(args), legend=legend)  # fmt: skip
+    slack.configure_app(
+        app_token=DEFAULT_APP_TOKEN if args.socket_mode else None,
+        request_url=args.request_url,
+        signing_secret=DEFAULT_SIGNING_SECRET if args.request_url else None,
+    )
     for name in args.channel:
         slack.create_channel(name.lstrip("#"))
     return slack
@@ -129,6 +145,10 @@ def run(
     print(f"local Slack: {slack.page_url}", flush=True)
     print(f"SLACK_API_URL={slack.base_url}", flush=True)
     print(f"SLACK_BOT_TOKEN={args.token}", flush=True)
+    if args.socket_mode:
+        print(f"SLACK_APP_TOKEN={DEFAULT_APP_TOKEN}", flush=True)
+    if args.request_url:
+        print(f"SLACK_SIGNING_SECRET={DEFAULT_SIGNING_SECRET}", flush=True)
     if args.scale != 1.0:
         print(f"SLACKTAIL_RATE_SCALE={args.scale:g}", flush=True)
     print("(press Ctrl-C to stop it)", file=sys.stderr, flush=True)

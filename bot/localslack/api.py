@@ -241,6 +241,8 @@ class Api:
     def __init__(self, workspace: Workspace, token: str) -> None:
         self.workspace = workspace
         self.token = token
+        self.app_token: str | None = None  # the app-level token (xapp-), for Socket Mode
+        self.app_token_methods: frozenset[str] = frozenset()  # the methods that take it
         self.url = "http://127.0.0.1/"
         self.methods: dict[str, Callable[[dict[str, Any]], JSON]] = {
             "auth.test": self.auth_test,
@@ -263,7 +265,10 @@ class Api:
             return error("unknown_method", req_method=request.method)
         if request.token is None:
             return error("not_authed")
-        if request.token != self.token:
+        wants_app_token = request.method in self.app_token_methods
+        if request.token == (self.token if wants_app_token else self.app_token):
+            return error("not_allowed_token_type")  # a bot token for an app-token method, or back
+        if request.token != (self.app_token if wants_app_token else self.token):
             return error("invalid_auth")
         return None
 

@@ -28,6 +28,12 @@ ALT_TEXT_MAX = 2000
 MARKDOWN_MAX = 12000  # one markdown block, and all markdown blocks of a message together
 MESSAGE_BLOCK_TEXT_MAX = 12000  # undocumented whole-message budget -> msg_blocks_too_long
 TOP_LEVEL_TEXT_MAX = 40000  # past this Slack truncates `text` and warns `message_truncated`
+LABEL_MAX = 2000  # an input block's label and hint
+PLACEHOLDER_MAX = 150
+INPUT_LENGTH_MAX = 3000  # plain_text_input's min_length / max_length
+# A confirmation dialog: title, text, confirm and deny button texts.
+CONFIRM_MAX = {"title": 100, "text": 300, "confirm": 30, "deny": 30}
+TASK_STATUSES = ("pending", "in_progress", "complete", "error")
 
 TEXT_OBJECT_KEYS = {"plain_text": {"type", "text", "emoji"}, "mrkdwn": {"type", "text", "verbatim"}}
 BLOCK_KEYS: dict[str, set[str]] = {
@@ -39,6 +45,11 @@ BLOCK_KEYS: dict[str, set[str]] = {
     "markdown": {"type", "block_id", "text"},
     "rich_text": {"type", "block_id", "elements"},
     "image": {"type", "block_id", "image_url", "slack_file", "alt_text", "title"},
+    "input": {"type", "block_id", "label", "element", "hint", "optional", "dispatch_action"},
+    # The agent blocks (slack_sdk's TaskCardBlock and PlanBlock; docs.slack.dev, "Task card
+    # block", "Plan block"): titles are plain strings; details and output one rich_text each.
+    "task_card": {"type", "block_id", "task_id", "title", "details", "output", "sources", "status"},
+    "plan": {"type", "block_id", "title", "tasks"},
 }
 INTERACTIVE_ELEMENTS = {
     "button",
@@ -82,16 +93,17 @@ class Check:
         self.errors.append(f"{message} [json-pointer:{pointer}]")
 
 
-def check_blocks(blocks: list[Any]) -> Check:
-    """Every refusal Slack would give for `blocks` (already parsed from JSON)."""
+def check_blocks(blocks: list[Any], *, at: str = "/blocks", most: int = MAX_BLOCKS) -> Check:
+    """Every refusal Slack would give for `blocks` (already parsed from JSON); `at` is where they
+    stand in the payload (a view's are at `/view/blocks`), `most` how many it may hold."""
     check = Check()
-    if len(blocks) > MAX_BLOCKS:
-        check.fail(f"no more than {MAX_BLOCKS} items allowed", "/blocks")
+    if len(blocks) > most:
+        check.fail(f"no more than {most} items allowed", at)
     block_ids: set[str] = set()
     for index, block in enumerate(blocks):
-        _block(check, block, f"/blocks/{index}", block_ids)
+        _block(check, block, f"{at}/{index}", block_ids)
     if check.markdown_text > MARKDOWN_MAX and not check.markdown_block_over:
-        check.fail(f"markdown blocks must total less than {MARKDOWN_MAX + 1} characters", "/blocks")
+        check.fail(f"markdown blocks must total less than {MARKDOWN_MAX + 1} characters", at)
     return check
 
 
@@ -141,6 +153,9 @@ def _block(check: Check, block: Any, at: str, block_ids: set[str]) -> None:
         "markdown": _markdown,
         "rich_text": _rich_text,
         "image": _image,
+        "input": _input,
+        "task_card": _task_card,
+        "plan": _plan,
     }[kind](check, block, at)
 
 
@@ -231,6 +246,109 @@ def _image(check: Check, block: dict[str, Any], at: str) -> None:
         _text_object(check, block["title"], f"{at}/title", ALT_TEXT_MAX, plain_only=True)
 
 
+def _input(check: Check, block: dict[str, Any], at: str) -> None:
+    """An input block: a label, one input element, an optional hint."""
+    if "label" not in block:
+        check.fail("missing required field: label", at)
+    else:
+        _text_object(check, block["label"], f"{at}/label", LABEL_MAX, plain_only=True)
+    if "hint" in block:
+        _text_object(check, block["hint"], f"{at}/hint", LABEL_MAX, plain_only=True)
+    for key in ("optional", "dispatch_action"):
+        if key in block and not isinstance(block[key], bool):
+            check.fail("must be a boolean", f"{at}/{key}")
+    element = block.get("element")
+    if not isinstance(element, dict):
+        check.fail("missing required field: element", at)
+    elif element.get("type") == "plain_text_input":
+        _plain_text_input(check, element, f"{at}/element")
+    elif element.get("type") in ("button", "overflow", "workflow_button"):
+        check.fail(f"unsupported type: {element['type']}", f"{at}/element/type")
+    else:
+        _element(check, element, f"{at}/element", set())
+
+
+def _plain_text_input(check: Check, element: dict[str, Any], at: str) -> None:
+    if isinstance(element.get("action_id"), str):
+        _length(check, element["action_id"], f"{at}/action_id", ACTION_ID_MAX)
+    if "placeholder" in element:
+        _text_object(
+            check, element["placeholder"], f"{at}/placeholder", PLACEHOLDER_MAX, plain_only=True
+        )
+    for key in ("min_length", "max_length"):
+        value = element.get(key)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int):
+            check.fail("must be an integer", f"{at}/{key}")
+        elif not (key == "min_length") <= value <= INPUT_LENGTH_MAX:
+            check.fail(f"must be at most {INPUT_LENGTH_MAX}", f"{at}/{key}")
+    if "multiline" in element and not isinstance(element["multiline"], bool):
+        check.fail("must be a boolean", f"{at}/multiline")
+
+
+def _task_card(check: Check, block: dict[str, Any], at: str) -> None:
+    """A task card: task_id and a plain-string title; status one of four; details and output a
+    rich_text block each; sources URL source elements ({type: url, url, text})."""
+    for key in ("task_id", "title"):
+        _plain_string(check, block, key, at)
+    status = block.get("status")
+    if status is not None and status not in TASK_STATUSES:
+        check.fail("must be a valid enum value", f"{at}/status")
+    for key in ("details", "output"):
+        if key in block:
+            rich = block[key]
+            if not isinstance(rich, dict) or rich.get("type") != "rich_text":
+                check.fail("must be a rich_text block", f"{at}/{key}")
+            else:
+                _rich_text(check, rich, f"{at}/{key}")
+    if "sources" in block:
+        _sources(check, block["sources"], f"{at}/sources")
+
+
+def _sources(check: Check, sources: Any, at: str) -> None:
+    if not isinstance(sources, list):
+        check.fail("must be an array", at)
+        return
+    for i, source in enumerate(sources):
+        where = f"{at}/{i}"
+        if not isinstance(source, dict) or source.get("type") != "url":
+            check.fail("must be a valid enum value", f"{where}/type")
+            continue
+        for key in ("url", "text"):
+            _plain_string(check, source, key, where)
+
+
+def _plan(check: Check, block: dict[str, Any], at: str) -> None:
+    """A plan: a plain-string title and task cards."""
+    _plain_string(check, block, "title", at)
+    tasks = block.get("tasks", [])
+    if not isinstance(tasks, list):
+        check.fail("must be an array", f"{at}/tasks")
+        return
+    for i, task in enumerate(tasks):
+        where = f"{at}/tasks/{i}"
+        if not isinstance(task, dict) or task.get("type") != "task_card":
+            check.fail("must be a task_card block", f"{where}/type")
+            continue
+        for key in task:
+            if key not in BLOCK_KEYS["task_card"]:
+                check.fail(f"unsupported property: {key}", f"{where}/{key}")
+        _task_card(check, task, where)
+
+
+def _plain_string(check: Check, obj: dict[str, Any], key: str, at: str) -> None:
+    """A required non-blank string field (the agent blocks' titles: Slack documents no maximum,
+    so none is made up; the text counts toward the whole message's budget)."""
+    value = obj.get(key)
+    if not isinstance(value, str):
+        check.fail(f"missing required field: {key}", at)
+    elif not value.strip():
+        check.fail("must be more than 0 characters", f"{at}/{key}")
+    else:
+        check.block_text += len(value)
+
+
 # -- elements and text objects ------------------------------------------------------------
 
 
@@ -271,6 +389,24 @@ def _button(check: Check, button: dict[str, Any], at: str) -> None:
             else:
                 check.fail("must be a string", f"{at}/{key}")
     style = button.get("style")
+    if style is not None and style not in ("primary", "danger"):
+        check.fail("must be a valid enum value", f"{at}/style")
+    if "confirm" in button:
+        _confirm(check, button["confirm"], f"{at}/confirm")
+
+
+def _confirm(check: Check, confirm: Any, at: str) -> None:
+    """A confirmation dialog: plain_text title, confirm and deny; text plain or mrkdwn."""
+    if not isinstance(confirm, dict):
+        check.fail("must be an object", at)
+        return
+    for key, most in CONFIRM_MAX.items():
+        if key not in confirm:
+            check.fail(f"missing required field: {key}", at)
+        else:
+            plain_only = key != "text"
+            _text_object(check, confirm[key], f"{at}/{key}", most, plain_only=plain_only)
+    style = confirm.get("style")
     if style is not None and style not in ("primary", "danger"):
         check.fail("must be a valid enum value", f"{at}/style")
 

@@ -21,6 +21,10 @@ BOT_ID = "B0LOCALBOT"
 APP_ID = "A0LOCALAPP"
 BOT_NAME = "slacktail"
 HUMAN_USER_ID = "U0LOCALUSR"
+# The workspace's people (id -> name): the page's "who am I" choices, so that an app's "not
+# allowed" answers can be tried with someone other than the first user.
+PEOPLE: dict[str, str] = {HUMAN_USER_ID: "local user", "U0LOCALALX": "alex", "U0LOCALSAM": "sam"}
+VERIFICATION_TOKEN = "LocalSlackVerificationToken"  # the legacy `token` field of app payloads
 DEFAULT_CHANNEL = "agents"
 BLOCKS_FALLBACK_TEXT = "This content can't be displayed."
 STATUS_TIMEOUT_S = 120.0  # assistant.threads.setStatus clears itself after two minutes

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 PAGE_FILE = Path(__file__).with_name("page.html")
+ASSETS = ("page.js",)  # the page's other files, served at /<name>
 HEARTBEAT_S = 15.0
 Event = dict[str, Any]
 
@@ -24,6 +25,13 @@ Event = dict[str, Any]
 def page_html() -> bytes:
     """The page, one HTML file with its CSS and JavaScript inline."""
     return PAGE_FILE.read_bytes()
+
+
+def page_asset(name: str) -> bytes:
+    """One of the page's other files (its interactive part: page.js)."""
+    if name not in ASSETS:
+        raise FileNotFoundError(name)
+    return PAGE_FILE.with_name(name).read_bytes()
 
 
 def state_json(snapshot: dict[str, Any]) -> bytes:

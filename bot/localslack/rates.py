@@ -14,6 +14,10 @@ thread. Numbers (docs.slack.dev, "Rate limits", and each method's page):
 | conversations.list | Tier 2, 20+ per minute | 20 in any 60 s |
 | auth.test | Tier 4 (100+ per minute) | 100 in any 60 s |
 | assistant.threads.setStatus | 60 per minute per thread (shared/SLACK_FACTS.md) | 60 in any 60 s |
+| views.open / push / update / publish, chat.postEphemeral | Tier 4 | 100 in any 60 s, per method |
+| apps.connections.open | Tier 1, 1+ per minute, small bursts | token bucket, 1/min, burst 5 |
+| agents.sessions.setStatus / rename | Tier 3 | 50 in any 60 s, per method |
+| chat.startStream / stopStream, chat.appendStream | Tier 2, Tier 4 | 20 / 100 in any 60 s |
 
 Slack's workspace-wide cap on posting is undocumented and not modelled. `scale` speeds every
 limit up (10 = ten times the rate); the clock is a callable so tests move time themselves.
@@ -32,6 +36,7 @@ Clock = Callable[[], float]
 
 POST_PER_SECOND = 1.0
 POST_BURST = 3
+TIER_1_BURST = 5
 TIER_2 = 20
 TIER_3 = 50
 TIER_4 = 100
@@ -62,6 +67,17 @@ RULES: dict[str, Rule] = {
     "conversations.list": Rule(TIER_2, 60.0),
     "auth.test": Rule(TIER_4, 60.0),
     "assistant.threads.setStatus": Rule(SET_STATUS_PER_MINUTE, 60.0, scope="thread"),
+    "views.open": Rule(TIER_4, 60.0),
+    "views.push": Rule(TIER_4, 60.0),
+    "views.update": Rule(TIER_4, 60.0),
+    "views.publish": Rule(TIER_4, 60.0),
+    "chat.postEphemeral": Rule(TIER_4, 60.0),
+    "apps.connections.open": Rule(1, 60.0, burst=TIER_1_BURST),
+    "agents.sessions.setStatus": Rule(TIER_3, 60.0),
+    "agents.sessions.rename": Rule(TIER_3, 60.0),
+    "chat.startStream": Rule(TIER_2, 60.0),
+    "chat.appendStream": Rule(TIER_4, 60.0),
+    "chat.stopStream": Rule(TIER_2, 60.0),
 }
 
 

@@ -4,12 +4,21 @@
         client = slack_sdk.WebClient(token="xoxb-test", base_url=slack.base_url)
 
 Routes: `/api/<method>` (GET or POST, as slack_sdk calls them), `/` (the page), `/_state`,
-`/_events` (SSE), `GET|POST /_admin/faults`, `POST /_admin/limits`, `POST /_admin/reset`.
+`/_events` (SSE), `GET|POST /_admin/faults`, `POST /_admin/limits`, `POST /_admin/reset`,
+`POST /_admin/app` (the app's transport); for an interactive app: `/link/` (the Socket Mode
+WebSocket), `POST /actions/...` (response URLs), `POST /_page/click|submit|close|home` (what the
+page's person does).
+
+The app is reached by Socket Mode (`app_token`, an `xapp-` token; the app connects with
+slack_sdk's SocketModeClient or bolt's SocketModeHandler) or by signed POSTs to `request_url`
+(`signing_secret`). Tests act as a person: `click`, `submit_view`, `close_view`, `open_home`,
+and read what that person sees: `modal`, `home`, `ephemerals`, `warnings`, `status`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import logging
 import socket
@@ -21,13 +30,23 @@ from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
+from bot.localslack import people, response_url
+from bot.localslack.agents import Agents
 from bot.localslack.api import Api, ApiRequest, ApiResponse, error, parse_request
+from bot.localslack.api_app import APP_TOKEN_METHODS, AppApi
+from bot.localslack.app_link import AppLink
+from bot.localslack.app_surface import AppSurface
+from bot.localslack.ephemeral import Ephemerals
 from bot.localslack.faults import Faults
+from bot.localslack.interactions import Interactions
 from bot.localslack.model import HUMAN_USER_ID, JSON, SlackError
-from bot.localslack.page import EventBus, page_html, state_json, stream_events
+from bot.localslack.page import EventBus, page_asset, page_html, state_json, stream_events
 from bot.localslack.rates import Clock, RateLimiter
+from bot.localslack.socket_mode import LINK_PATH, SocketMode
+from bot.localslack.views import Views
+from bot.localslack.websocket import WebSocket, accept_key, is_valid_key
 from bot.localslack.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -49,7 +68,7 @@ class RecordedRequest:
     at: float = field(default_factory=time.time)
 
 
-class LocalSlack:
+class LocalSlack(AppSurface):
     """A Slack workspace on 127.0.0.1 that behaves like Slack for what slacktail uses."""
 
     def __init__(
@@ -65,6 +84,9 @@ class LocalSlack:
         port: int = 0,
         max_recorded: int = 10_000,
         legend: Sequence[tuple[str, str]] = (),
+        app_token: str | None = None,
+        request_url: str | None = None,
+        signing_secret: str | None = None,
     ) -> None:
         if not host.startswith("127."):
             raise ValueError("the local Slack listens on the loopback interface only")
@@ -77,6 +99,28 @@ class LocalSlack:
         self.legend = [list(row) for row in legend]  # (emoji, meaning) rows shown on the page
         self.events = EventBus()
         self.workspace.subscribe(self.events.publish)
+        self.views = Views(wall_clock)
+        self._ephemerals = Ephemerals()
+        self.socket_mode = SocketMode(on_change=self.events.publish)
+        self.link = AppLink(self.socket_mode, wall_clock)
+        self.interactions = Interactions(
+            self.workspace, self.views, self._ephemerals, self.link,
+            clock=clock, wall_clock=wall_clock,
+        )  # fmt: skip
+        for store in (self.views, self._ephemerals, self.interactions):
+            store.subscribe(self.events.publish)
+        app_api = AppApi(
+            self.workspace, self.views, self._ephemerals, self.interactions, self.socket_mode,
+            base_url=lambda: self.page_url,
+        )  # fmt: skip
+        self.api.methods.update(app_api.methods)
+        self.agents = Agents(self.workspace, clock)
+        self.agents.subscribe(self.events.publish)
+        self.api.methods.update(self.agents.methods)
+        self.api.app_token_methods = APP_TOKEN_METHODS
+        self.configure_app(
+            app_token=app_token, request_url=request_url, signing_secret=signing_secret
+        )
         self._recorded: deque[RecordedRequest] = deque(maxlen=max_recorded)
         self._lock = threading.Lock()
         self._injected_429 = 0
@@ -96,6 +140,8 @@ class LocalSlack:
         httpd.app = self
         self.port = httpd.server_address[1]
         self.api.url = self.page_url
+        self.interactions.base_url = self.page_url
+        self.socket_mode.reopen()
         self._httpd = httpd
         self._thread = threading.Thread(
             target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="localslack"
@@ -110,6 +156,7 @@ class LocalSlack:
             return
         self._stopping.set()
         self.events.close()
+        self.socket_mode.close()
         httpd.shutdown()
         httpd.server_close()
         thread.join()
@@ -173,6 +220,10 @@ class LocalSlack:
     def reset(self) -> None:
         """Empty the workspace and forget faults, rate-limit state and recorded calls."""
         self.workspace.reset()
+        self.views.reset()
+        self._ephemerals.reset()
+        self.interactions.reset()
+        self.agents.reset()
         self.faults.reset()
         self.limiter.reset()
         with self._lock:
@@ -224,6 +275,8 @@ class LocalSlack:
         response: ApiResponse,
     ) -> None:
         text = body.decode("utf-8", "replace").replace(self.token, "xoxb-REDACTED")
+        if self.api.app_token:
+            text = text.replace(self.api.app_token, "xapp-REDACTED")
         entry = RecordedRequest(
             method,
             {k: v for k, v in params.items() if k != "token"},
@@ -256,6 +309,19 @@ class LocalSlack:
             if path == "/_admin/reset":
                 self.reset()
                 return 200, {"ok": True}
+            if path == "/_admin/app":
+                known = {"app_token", "request_url", "signing_secret", "ack_timeout"}
+                if not isinstance(decoded, dict) or set(decoded) - known:
+                    raise ValueError(f"expected an object with some of {sorted(known)}")
+                timeout = decoded.pop("ack_timeout", None)
+                if not all(isinstance(v, str) for v in decoded.values()) or not isinstance(
+                    timeout, (int, float, type(None))
+                ):
+                    raise ValueError("the app's settings are strings; ack_timeout a number")
+                self.configure_app(**decoded, ack_timeout=timeout)
+                return 200, {"ok": True, "transport": self.link.settings.transport}
+            if path == "/_admin/disconnect":
+                return 200, {"ok": True, "disconnected": self.disconnect_sockets()}
         except (TypeError, ValueError) as err:
             return 400, {"ok": False, "error": str(err)}
         return 404, {"ok": False, "error": "not_found"}
@@ -302,10 +368,22 @@ class _Handler(BaseHTTPRequestHandler):
             self._api(url.path.removeprefix("/api/"), url.query, body)
         elif url.path in ("/", "/index.html") and self.command == "GET":
             self._send(200, page_html(), "text/html; charset=utf-8")
+        elif url.path == "/page.js" and self.command == "GET":
+            self._send(200, page_asset("page.js"), "text/javascript; charset=utf-8")
+        elif url.path == LINK_PATH and self.command == "GET":
+            self._websocket(url.query)
         elif url.path == "/_state" and self.command == "GET":
             seq = app.events.seq  # read first: the snapshot holds at least this much
+            user = parse_qs(url.query).get("user", [HUMAN_USER_ID])[0]
             state = {**app.workspace.snapshot(), "seq": seq, "legend": app.legend}
+            state["me"] = people.seen_by(app.interactions, user)
+            state["agent_sessions"] = app.agents.sessions()
             self._send(200, state_json(state), "application/json; charset=utf-8")
+        elif url.path.startswith("/actions/") and self.command == "POST":
+            key = url.path.removeprefix("/actions/").partition("/")[2]
+            self._send_json(*response_url.answer(app.interactions, key, body))
+        elif url.path.startswith("/_page/") and self.command == "POST":
+            self._page_action(url.path.removeprefix("/_page/"), body)
         elif url.path == "/_events" and self.command == "GET":
             self._events()
         elif url.path == "/_admin/faults" and self.command == "GET":
@@ -317,6 +395,46 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(*app.admin(url.path, body))
         else:
             self._send_json(404, {"ok": False, "error": "not_found"})
+
+    def _page_action(self, name: str, body: bytes) -> None:
+        """What the page's person does; JSON only, as the admin calls (a form posted from
+        another site cannot click for them)."""
+        if not self.headers.get("Content-Type", "").startswith("application/json"):
+            self._send_json(415, {"ok": False, "error": "page calls take application/json"})
+            return
+        try:
+            decoded = json.loads(body.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            self._send_json(400, {"ok": False, "error": "invalid_json"})
+            return
+        app = self.server.app
+        if name == "stop":  # the native Stop under an agent session's thread
+            self._send_json(*people.stop(app.interactions, app.agents, decoded))
+            return
+        self._send_json(*people.act(app.interactions, name, decoded))
+
+    def _websocket(self, query: str) -> None:
+        """The Socket Mode WebSocket: the opening handshake, then the connection to its end."""
+        app = self.server.app
+        key = self.headers.get("Sec-WebSocket-Key", "")
+        version = self.headers.get("Sec-WebSocket-Version")
+        upgrade = self.headers.get("Upgrade", "").lower() == "websocket"
+        if not upgrade or not is_valid_key(key) or version != "13":
+            self._send_json(400, {"ok": False, "error": "expected a WebSocket handshake"})
+            return
+        if not app.socket_mode.take_ticket(parse_qs(query).get("ticket", [""])[0]):
+            self._send_json(401, {"ok": False, "error": "invalid_ticket"})
+            return
+        self.protocol_version = "HTTP/1.1"  # an upgrade is an HTTP/1.1 answer
+        self.send_response(101, "Switching Protocols")
+        self.send_header("Upgrade", "websocket")
+        self.send_header("Connection", "Upgrade")
+        self.send_header("Sec-WebSocket-Accept", accept_key(key))
+        self.end_headers()
+        self.close_connection = True
+        self.connection.settimeout(None)  # the app pings; the server's stop ends the wait
+        shutdown = functools.partial(self.connection.shutdown, socket.SHUT_RDWR)
+        app.socket_mode.serve(WebSocket(self.rfile, self.wfile, shutdown=shutdown))
 
     def _host_ok(self) -> bool:
         """Refuse other Host names (a web page rebinding its DNS to 127.0.0.1 reads nothing)."""

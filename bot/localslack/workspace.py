@@ -108,6 +108,13 @@ class Workspace:
         channel.last_micros = micros
         return format_ts(micros)
 
+    def new_ts(self, channel_ref: str) -> tuple[str, str]:
+        """(channel id, a fresh ts in it) for something that is not a stored message (an
+        ephemeral message), ordered with the channel's messages."""
+        with self._lock:
+            channel = self._channel(channel_ref, by_name=True)
+            return channel.id, self._next_ts(channel)
+
     def _live(self, channel: Channel, ts: str) -> Message:
         message = channel.messages.get(ts)
         if message is None or message.deleted:
@@ -352,6 +359,14 @@ class Workspace:
         with self._lock:
             return self._statuses(self._channel(channel_id))
 
+    def status(self, channel_ref: str, thread_ts: str) -> JSON | None:
+        """A thread's live status (`status`, `loading_messages`, `expires_at`), if any."""
+        with self._lock:
+            channel = self._channel(channel_ref, by_name=True)
+            self._statuses(channel)
+            status = channel.statuses.get(thread_ts)
+            return None if status is None else _status_json(status)
+
     def _statuses(self, channel: Channel) -> dict[str, str]:
         now = self._wall_clock()
         expired = [t for t, s in channel.statuses.items() if now - s.set_at >= STATUS_TIMEOUT_S]
@@ -403,6 +418,9 @@ class Workspace:
                         "is_member": channel.is_member,
                         "messages": messages,
                         "statuses": self._statuses(channel),
+                        "status_details": {
+                            ts: _status_json(status) for ts, status in channel.statuses.items()
+                        },
                     }
                 )
             return {
@@ -423,6 +441,14 @@ class Workspace:
             listeners = list(self._listeners)
         for listener in listeners:
             listener(event)
+
+
+def _status_json(status: Status) -> JSON:
+    return {
+        "status": status.text,
+        "loading_messages": list(status.loading_messages),
+        "expires_at": status.set_at + STATUS_TIMEOUT_S,
+    }
 
 
 def _micros(ts: str) -> int:

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 from slack_sdk import WebClient
 
 from bot.localslack import LocalSlack
 from tests.conftest import FakeClock
+
+if TYPE_CHECKING:
+    from .apps import SocketApp
 
 TOKEN = "xoxb-test-token-1234"
 
@@ -38,3 +42,13 @@ def client(slack: LocalSlack) -> WebClient:
 @pytest.fixture
 def channel(slack: LocalSlack) -> str:
     return slack.channel_id("agents")
+
+
+@pytest.fixture
+def app(slack: LocalSlack) -> Iterator[SocketApp]:
+    """The app, connected by Socket Mode: slack_sdk's own client, acknowledging everything."""
+    from .apps import APP_TOKEN, socket_app  # apps.py imports this module
+
+    slack.configure_app(app_token=APP_TOKEN)
+    with socket_app(slack) as connected:
+        yield connected

@@ -500,6 +500,22 @@ def test_set_status_shows_under_the_thread_until_cleared(
     assert slack.workspace.statuses(channel) == {}
 
 
+def test_set_status_lasts_until_the_app_posts_in_the_thread_not_a_person_or_an_edit(
+    client: WebClient, slack: LocalSlack, channel: str
+) -> None:
+    root = client.chat_postMessage(channel=channel, text="root")["ts"]
+    client.assistant_threads_setStatus(
+        channel_id=channel, thread_ts=root, status="is running Bash…", loading_messages=["1/3"]
+    )
+    slack.post_as_user("agents", "how long?", thread_ts=root)
+    client.chat_update(channel=channel, ts=root, text="root, edited")
+    assert slack.status("agents", root) == "is running Bash…"
+    details = slack.workspace.status(channel, root)
+    assert details is not None and details["loading_messages"] == ["1/3"]
+    client.chat_postMessage(channel=channel, text="✅ Bash", thread_ts=root)
+    assert slack.status("agents", root) is None
+
+
 def test_set_status_refuses_unknown_threads_and_channels(client: WebClient, channel: str) -> None:
     assert (
         error_of(

@@ -44,6 +44,22 @@ def button(i: int, **extra: Any) -> dict[str, Any]:
     return {"type": "button", "text": plain("go"), "action_id": f"a{i}", **extra}
 
 
+def confirm(**texts: str) -> dict[str, Any]:
+    """A confirmation dialog; `texts` replace its title, text, confirm or deny."""
+    words = {"title": "Stop?", "text": "The agent stops.", "confirm": "Stop", "deny": "Keep"}
+    words.update(texts)
+    return {key: mrkdwn(v) if key == "text" else plain(v) for key, v in words.items()}
+
+
+def text_input(**extra: Any) -> dict[str, Any]:
+    element = {"type": "plain_text_input", "action_id": "t", **extra.pop("element", {})}
+    return {"type": "input", "label": plain("Why"), "element": element, **extra}
+
+
+def task(status: str = "complete", **extra: Any) -> dict[str, Any]:
+    return {"type": "task_card", "task_id": "t1", "title": "Run tests", "status": status, **extra}
+
+
 # (name, payload at the limit given n = limit or limit + 1, limit, refusal past it)
 LIMITS: list[tuple[str, Callable[[int], Blocks], int, str]] = [
     (
@@ -139,6 +155,30 @@ LIMITS: list[tuple[str, Callable[[int], Blocks], int, str]] = [
         "must be less than 12001 characters [json-pointer:/blocks/0/text]",
     ),
     (
+        "confirm dialog title",
+        lambda n: [{"type": "actions", "elements": [button(0, confirm=confirm(title="t" * n))]}],
+        100,
+        "must be less than 101 characters [json-pointer:/blocks/0/elements/0/confirm/title/text]",
+    ),
+    (
+        "confirm dialog text",
+        lambda n: [{"type": "actions", "elements": [button(0, confirm=confirm(text="t" * n))]}],
+        300,
+        "must be less than 301 characters [json-pointer:/blocks/0/elements/0/confirm/text/text]",
+    ),
+    (
+        "input label",
+        lambda n: [text_input(label=plain("l" * n))],
+        2000,
+        "must be less than 2001 characters [json-pointer:/blocks/0/label/text]",
+    ),
+    (
+        "input placeholder",
+        lambda n: [text_input(element={"placeholder": plain("p" * n)})],
+        150,
+        "must be less than 151 characters [json-pointer:/blocks/0/element/placeholder/text]",
+    ),
+    (
         "markdown blocks together",
         lambda n: [
             {"type": "markdown", "text": "m" * 6000},
@@ -223,6 +263,38 @@ def test_the_whole_message_budget_answers_msg_blocks_too_long(
             [{"type": "actions", "elements": [button(0, style="loud")]}],
             "must be a valid enum value [json-pointer:/blocks/0/elements/0/style]",
         ),
+        (
+            [{"type": "actions", "elements": [button(0, confirm={**confirm(), "deny": None})]}],
+            "must be an object [json-pointer:/blocks/0/elements/0/confirm/deny]",
+        ),
+        ([task("done")], "must be a valid enum value [json-pointer:/blocks/0/status]"),
+        ([task(title=" ")], "must be more than 0 characters [json-pointer:/blocks/0/title]"),
+        ([{**task(), "task_id": 7}], "missing required field: task_id [json-pointer:/blocks/0]"),
+        (
+            [task(output={"type": "section", "text": mrkdwn("x")})],
+            "must be a rich_text block [json-pointer:/blocks/0/output]",
+        ),
+        (
+            [task(sources=[{"type": "url", "text": "docs"}])],
+            "missing required field: url [json-pointer:/blocks/0/sources/0]",
+        ),
+        (
+            [{"type": "plan", "title": "Plan", "tasks": [{"type": "section"}]}],
+            "must be a task_card block [json-pointer:/blocks/0/tasks/0/type]",
+        ),
+        ([{"type": "plan", "tasks": []}], "missing required field: title [json-pointer:/blocks/0]"),
+        (
+            [{"type": "input", "element": {"type": "plain_text_input"}}],
+            "missing required field: label [json-pointer:/blocks/0]",
+        ),
+        (
+            [text_input(element={"type": "button", "text": plain("b")})],
+            "unsupported type: button [json-pointer:/blocks/0/element/type]",
+        ),
+        (
+            [text_input(element={"max_length": 3001})],
+            "must be at most 3000 [json-pointer:/blocks/0/element/max_length]",
+        ),
     ],
 )
 def test_malformed_blocks_are_refused_with_a_pointer(
@@ -290,6 +362,15 @@ def test_a_message_using_every_supported_block_is_accepted(
             "alt_text": "picture",
             "title": plain("t"),
         },
+        {"type": "actions", "elements": [button(3, confirm={**confirm(), "style": "danger"})]},
+        text_input(hint=plain("one line"), optional=True, element={"multiline": True}),
+        task(
+            "in_progress",
+            block_id="task",
+            details={"type": "rich_text", "elements": []},
+            sources=[{"type": "url", "url": "https://example.test", "text": "example"}],
+        ),
+        {"type": "plan", "title": "Plan", "tasks": [task("pending"), task("error")]},
     ]
     assert post(client, blocks)["ok"] is True
 

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import http.client
 import json
+from typing import Any
+from urllib.parse import urlencode
 
 from slack_sdk import WebClient
 
 from bot.localslack import LocalSlack
-from bot.localslack.page import EventBus, page_html
+from bot.localslack.page import EventBus, page_asset, page_html
 
+from .apps import SocketApp, button, post_with_buttons
 from .conftest import TOKEN
-from .helpers import call
+from .helpers import admin, call
 
 
 def get(slack: LocalSlack, path: str, host: str | None = None) -> tuple[int, str, bytes]:
@@ -135,3 +138,105 @@ def test_the_page_shows_the_legend_its_server_was_given(slack: LocalSlack) -> No
         assert json.loads(get(explained, "/_state")[2])["legend"] == [["⏳", "session: running"]]
     page = page_html().decode()
     assert 'id="legend"' in page and "renderLegend(data.legend" in page
+
+
+# -- the interactive part: who am I, clicks, modals, the App Home -------------------------
+
+
+def page_call(
+    slack: LocalSlack, action: str, body: dict[str, object]
+) -> tuple[int, dict[str, Any]]:
+    status, answer, _ = call(
+        slack, f"/_page/{action}", json.dumps(body).encode(), {"Content-Type": "application/json"}
+    )
+    return status, answer
+
+
+def test_the_interactive_script_is_served_and_builds_nodes_only(slack: LocalSlack) -> None:
+    status, content_type, body = get(slack, "/page.js")
+    assert status == 200 and content_type.startswith("text/javascript")
+    assert body == page_asset("page.js") and b"/page.js" in page_html()
+    for unsafe in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval("):
+        assert unsafe.encode() not in body
+
+
+def test_the_state_holds_what_the_chosen_person_sees(
+    slack: LocalSlack, client: WebClient, channel: str
+) -> None:
+    client.chat_postEphemeral(channel=channel, user="U0LOCALALX", text="for alex")
+    alex = json.loads(get(slack, "/_state?user=U0LOCALALX")[2])["me"]
+    assert alex["user"] == "U0LOCALALX" and [e["text"] for e in alex["ephemerals"]] == ["for alex"]
+    assert {"id": "U0LOCALSAM", "name": "sam"} in alex["people"]
+    assert (alex["modals"], alex["home"], alex["warnings"]) == ([], None, [])
+    assert alex["app"] == {"transport": None, "connections": 0}
+    someone = json.loads(get(slack, "/_state?user=U0NOBODY")[2])["me"]
+    assert someone["user"] == "U0LOCALUSR" and someone["ephemerals"] == []
+
+
+def test_page_calls_take_json_only_and_a_known_person(slack: LocalSlack) -> None:
+    form = urlencode({"user": "U0LOCALUSR", "channel": "agents"}).encode()
+    status, _, _ = call(
+        slack, "/_page/click", form, {"Content-Type": "application/x-www-form-urlencoded"}
+    )
+    assert status == 415
+    assert page_call(slack, "click", {"user": "U0NOBODY"}) == (
+        400,
+        {"ok": False, "error": "user_not_found"},
+    )
+    assert page_call(slack, "dance", {"user": "U0LOCALUSR"})[0] == 404
+
+
+def test_a_click_on_the_page_reaches_the_app_as_that_person(
+    slack: LocalSlack, client: WebClient, app: SocketApp
+) -> None:
+    ts = post_with_buttons(client, button("stop"))
+    status, answer = page_call(
+        slack,
+        "click",
+        {"user": "U0LOCALSAM", "channel": slack.channel_id(), "ts": ts, "action_id": "stop",
+         "block_index": 0},
+    )  # fmt: skip
+    assert (status, answer["acked"]) == (200, True)
+    assert app.payloads[0]["user"]["id"] == "U0LOCALSAM"
+    assert page_call(slack, "click", {"user": "U0LOCALSAM", "channel": slack.channel_id(),
+                                      "ts": ts, "action_id": "nope"})[1]["error"] == (
+        "action_not_found"
+    )  # fmt: skip
+
+
+def test_a_modal_is_submitted_from_the_page_by_input_position(
+    slack: LocalSlack, client: WebClient, app: SocketApp
+) -> None:
+    ts = post_with_buttons(client, button("open"))
+    slack.click("agents", ts, "open")
+    reason = {"type": "input", "label": {"type": "plain_text", "text": "Why"},
+              "element": {"type": "plain_text_input"}}  # fmt: skip
+    view = {"type": "modal", "title": {"type": "plain_text", "text": "Deny"},
+            "submit": {"type": "plain_text", "text": "Deny"},
+            "blocks": [{"type": "divider"}, reason]}  # fmt: skip
+    view_id = client.views_open(trigger_id=app.payloads[0]["trigger_id"], view=view)["view"]["id"]
+    shown = json.loads(get(slack, "/_state")[2])["me"]["modals"][0]
+    assert shown["id"] == view_id and len(shown["block_ids"]) == 2 and shown["errors"] == {}
+    status, answer = page_call(
+        slack, "submit", {"user": "U0LOCALUSR", "view_id": view_id, "values_by_index": {"1": "no"}}
+    )
+    assert (status, answer["acked"]) == (200, True)
+    [values] = app.payloads[-1]["view"]["state"]["values"].values()
+    assert [v["value"] for v in values.values()] == ["no"]
+    assert slack.modal() is None
+
+
+def test_opening_the_home_tab_on_the_page_tells_the_app(slack: LocalSlack, app: SocketApp) -> None:
+    assert page_call(slack, "home", {"user": "U0LOCALALX"})[1]["acked"] is True
+    assert app.payloads[0]["event"]["user"] == "U0LOCALALX"
+
+
+def test_the_apps_transport_can_be_set_over_http(slack: LocalSlack) -> None:
+    assert admin(slack, "/_admin/app", {"app_token": "xapp-1-http"}) == (
+        200,
+        {"ok": True, "transport": "socket_mode"},
+    )
+    assert admin(slack, "/_admin/app", {"app_token": "xoxb-no"})[0] == 400
+    assert admin(slack, "/_admin/app", {"colour": "red"})[0] == 400
+    assert admin(slack, "/_admin/app", {"app_token": 5})[0] == 400
+    assert admin(slack, "/_admin/app", {"ack_timeout": 0.5})[0] == 200

@@ -4,7 +4,9 @@ Selenium, watching slacktail's real delivery path (a log file → Follower → D
 It proves what a person watching the page sees: a session's thread appears without a reload, its
 tool message shows running (⏳) and then done (✅) in the same element, the root's reaction
 follows the session, untrusted text is shown as text (nothing runs, no element is made from it),
-and the bot token never reaches the page.
+and the bot token never reaches the page. And what a person does with an app's controls (a bolt
+app over Socket Mode): a button clicked, a confirm dialog, a modal filled in and submitted, an
+ephemeral answer seen by that person only, the App Home.
 
 .ci/run installs `chromium` and `chromium-driver`; where they are missing the test is skipped,
 saying what to install. Set SLACKTAIL_SCREENSHOTS=DIR to keep a screenshot of each step.
@@ -17,7 +19,7 @@ import os
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import orjson
 import pytest
@@ -26,13 +28,17 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.remote.webelement import WebElement
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
+from slack_bolt import Ack, App
+from slack_bolt.adapter.socket_mode import SocketModeHandler
 from slack_sdk import WebClient
 
 from bot.delivery import Delivery, SlackApi
 from bot.follower import Follower
 from bot.localslack import LocalSlack
 from bot.sources.follow import FileFollower
+
+from .apps import APP_TOKEN, close_quickly
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -335,7 +341,7 @@ def test_untrusted_text_is_shown_literally_and_the_token_never(
         assert not said_el.find_elements(By.CSS_SELECTOR, ".mention, script, img, a")
         assert browser.execute_script("return window.__alerts;") == []
         assert browser.execute_script("return window.__inserted;") == []
-        assert browser.execute_script("return document.scripts.length;") == 1  # the page's own
+        assert browser.execute_script("return document.scripts.length;") == 2  # the page's own
         snap(browser, "4-untrusted")
 
         assert TOKEN not in browser.page_source
@@ -368,3 +374,170 @@ def test_quoted_lines_are_drawn_as_one_block_quote_as_slack_does(
         assert lines[0] == "Before" and "After" in lines and "> in a code block" in lines
         assert not message.find_elements(By.CSS_SELECTOR, "pre blockquote")
         snap(browser, "5-quotes")
+
+
+def test_a_click_on_a_button_reaches_the_app_and_its_modal_is_filled_in_and_submitted(
+    browser: WebDriver, slack: LocalSlack, tmp_path: Path
+) -> None:
+    """A person clicks the app's buttons on the page, through bolt over Socket Mode: Full output
+    opens a modal (its input refused once by the app, then accepted); Stop asks to confirm and
+    is answered "not allowed" in an ephemeral message only that person sees."""
+    slack.configure_app(app_token=APP_TOKEN)
+    bolt = App(client=WebClient(token=TOKEN, base_url=slack.base_url))
+    reason = {"type": "input", "block_id": "reason", "label": {"type": "plain_text", "text": "Why"},
+              "element": {"type": "plain_text_input", "action_id": "text"}}  # fmt: skip
+
+    @bolt.action("full_output")
+    def full_output(ack: Ack, body: dict[str, Any], client: WebClient) -> None:
+        ack()
+        client.views_open(trigger_id=body["trigger_id"], view={
+            "type": "modal", "callback_id": "deny", "title": {"type": "plain_text", "text": "Deny"},
+            "submit": {"type": "plain_text", "text": "Deny"}, "blocks": [reason]})  # fmt: skip
+
+    @bolt.view("deny")
+    def deny(ack: Ack, view: dict[str, Any]) -> None:
+        if view["state"]["values"]["reason"]["text"]["value"] == "no":
+            ack(response_action="errors", errors={"reason": "Say why, please"})
+        else:
+            ack()
+
+    @bolt.action("stop")
+    def stop(ack: Ack, respond: Any) -> None:
+        ack()
+        respond(text="You may not stop this session.")
+
+    handler = SocketModeHandler(bolt, APP_TOKEN)
+    handler.connect()
+    try:
+        with screenshot_on_failure(browser, tmp_path / "page.png"):
+            assert slack.wait_for(lambda: slack.socket_mode.connections == 1)
+            open_page(browser, slack)
+            confirm = {"title": {"type": "plain_text", "text": "Stop it?"},
+                       "text": {"type": "mrkdwn", "text": "The agent stops."},
+                       "confirm": {"type": "plain_text", "text": "Stop"},
+                       "deny": {"type": "plain_text", "text": "Keep"},
+                       "style": "danger"}  # fmt: skip
+            controls = {"type": "actions", "elements": [
+                {"type": "button", "text": {"type": "plain_text", "text": "Full output"},
+                 "action_id": "full_output", "value": "t1"},
+                {"type": "button", "text": {"type": "plain_text", "text": "Stop"},
+                 "action_id": "stop", "style": "danger", "confirm": confirm}]}  # fmt: skip
+            web = WebClient(token=TOKEN, base_url=slack.base_url)
+            ts = web.chat_postMessage(channel="#agents", text="session", blocks=[controls])["ts"]
+            web.assistant_threads_setStatus(
+                channel_id=slack.channel_id(), thread_ts=ts, status="is running Bash…"
+            )
+            message = wait_for(browser, "the message", lambda d: d.find_element(By.ID, dom_id(ts)))
+            wait_for(
+                browser,
+                "the status under the thread",
+                lambda d: "slacktail is running Bash…" in message.text,
+            )
+
+            message.find_element(By.CSS_SELECTOR, '[data-action-id="full_output"]').click()
+            modal = wait_for(
+                browser, "the modal", lambda d: d.find_element(By.CSS_SELECTOR, "#overlay .modal")
+            )
+            assert modal.find_element(By.CLASS_NAME, "modal-title").text == "Deny"
+            field = modal.find_element(By.CSS_SELECTOR, "input.input-field")
+            field.send_keys("no")
+            modal.find_element(By.CLASS_NAME, "modal-submit").click()
+            wait_for(
+                browser,
+                "the app's error under the input",
+                lambda d: (
+                    modal.find_element(By.CLASS_NAME, "input-error").text == "Say why, please"
+                ),
+            )
+            assert field.get_attribute("value") == "no"  # what was typed stays
+            snap(browser, "5-modal-error")
+            field.clear()
+            field.send_keys("it deletes the build")
+            modal.find_element(By.CLASS_NAME, "modal-submit").click()
+            wait_for(
+                browser,
+                "the modal to close",
+                lambda d: not d.find_element(By.ID, "overlay").is_displayed(),
+            )
+            assert slack.modal() is None
+
+            message.find_element(By.CSS_SELECTOR, '[data-action-id="stop"]').click()
+            dialog = wait_for(
+                browser,
+                "the confirm dialog",
+                lambda d: d.find_element(By.CSS_SELECTOR, "#confirm .modal"),
+            )
+            assert "The agent stops." in dialog.text
+            dialog.find_element(By.CLASS_NAME, "confirm-yes").click()
+            answer = wait_for(
+                browser,
+                "the ephemeral answer",
+                lambda d: d.find_element(By.CSS_SELECTOR, "article.ephemeral"),
+            )
+            assert "You may not stop this session." in answer.text
+            assert "Only visible to you" in answer.text
+            snap(browser, "6-ephemeral")
+
+            Select(browser.find_element(By.ID, "me")).select_by_visible_text("alex")
+            wait_for(
+                browser,
+                "alex's page, without the local user's ephemeral",
+                lambda d: (
+                    not d.find_elements(By.CSS_SELECTOR, "article.ephemeral")
+                    and d.find_element(By.ID, "me").get_attribute("value") == "U0LOCALALX"
+                ),
+            )
+            assert [p["user"]["id"] for p in slack.interactions.sent][:1] == ["U0LOCALUSR"]
+            assert browser.execute_script("return window.__alerts.concat(window.__inserted);") == []
+    finally:
+        close_quickly(slack, handler.client)
+        browser.execute_script("localStorage.clear();")
+
+
+def test_the_home_tab_and_the_native_stop_of_an_agent_session(
+    browser: WebDriver, slack: LocalSlack, tmp_path: Path
+) -> None:
+    slack.configure_app(app_token=APP_TOKEN)
+    bolt = App(client=WebClient(token=TOKEN, base_url=slack.base_url))
+    stopped: list[dict[str, Any]] = []
+
+    @bolt.event("agent_session_stopped")
+    def stop(event: dict[str, Any]) -> None:
+        stopped.append(event)
+
+    @bolt.event("app_home_opened")
+    def opened(event: dict[str, Any], client: WebClient) -> None:
+        text = f"Sessions for {event['user']}"
+        section = {"type": "section", "text": {"type": "mrkdwn", "text": text}}
+        client.views_publish(user_id=event["user"], view={"type": "home", "blocks": [section]})
+
+    handler = SocketModeHandler(bolt, APP_TOKEN)
+    handler.connect()
+    try:
+        with screenshot_on_failure(browser, tmp_path / "page.png"):
+            assert slack.wait_for(lambda: slack.socket_mode.connections == 1)
+            open_page(browser, slack)
+            browser.find_element(By.ID, "home-link").click()
+            wait_for(
+                browser,
+                "the Home the app published",
+                lambda d: "Sessions for U0LOCALUSR" in d.find_element(By.ID, "messages").text,
+            )
+            snap(browser, "7-home")
+
+            web = WebClient(token=TOKEN, base_url=slack.base_url)
+            ts = web.chat_postMessage(channel="#agents", text="fix the build")["ts"]
+            web.agents_sessions_setStatus(
+                channel_id=slack.channel_id(), thread_ts=ts, status="processing"
+            )
+            browser.find_element(By.CSS_SELECTOR, '[data-channel-name="agents"]').click()
+            stop_button = wait_for(
+                browser,
+                "Slack's own Stop under the session's thread",
+                lambda d: d.find_element(By.CSS_SELECTOR, f'.agent-stop[data-thread-ts="{ts}"]'),
+            )
+            stop_button.click()
+            assert slack.wait_for(lambda: bool(stopped))
+            assert (stopped[0]["thread_ts"], stopped[0]["user"]) == (ts, "U0LOCALUSR")
+    finally:
+        close_quickly(slack, handler.client)

@@ -81,6 +81,20 @@ def test_set_status_allows_60_a_minute_per_thread(clock: FakeClock) -> None:
     assert limiter.check("assistant.threads.setStatus", **other) is None
 
 
+@pytest.mark.parametrize(
+    "method", ["views.open", "views.push", "views.update", "views.publish", "chat.postEphemeral"]
+)
+def test_interactive_methods_are_tier_4(clock: FakeClock, method: str) -> None:
+    assert calls_allowed(RateLimiter(clock=clock), method, 105) == 100
+
+
+def test_apps_connections_open_is_tier_1_with_a_small_burst(clock: FakeClock) -> None:
+    limiter = RateLimiter(clock=clock)
+    assert calls_allowed(limiter, "apps.connections.open", 10) == 5
+    clock.advance(60)
+    assert calls_allowed(limiter, "apps.connections.open", 10) == 1
+
+
 def test_the_off_switch_never_refuses(clock: FakeClock) -> None:
     limiter = RateLimiter(clock=clock, enabled=False)
     assert calls_allowed(limiter, "chat.update", 500) == 500

@@ -175,3 +175,32 @@ def test_the_module_entry_documents_its_fault_switches() -> None:
     for switch in ("--channel", "--error-rate", "--ratelimit-burst", "--drop-after-store",
                    "--delay", "--retry-after", "--seed", "POST /_admin/faults"):  # fmt: skip
         assert switch in help_text
+
+
+def test_the_module_entry_sets_up_the_apps_transport_and_prints_its_credentials(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    stop = threading.Event()
+    stop.set()
+    assert run(["--socket-mode"], stop=stop) == 0
+    assert "SLACK_APP_TOKEN=xapp-" in capsys.readouterr().out
+    slack = local_slack_of(parser().parse_args(["--request-url", "http://127.0.0.1:3000/slack"]))
+    assert slack.link.settings.transport == "http" and slack.link.settings.signing_secret
+    assert run(["--request-url", "http://127.0.0.1:3000/slack"], stop=stop) == 0
+    assert "SLACK_SIGNING_SECRET=" in capsys.readouterr().out
+    assert run(["--request-url", "ftp://nope"], stop=stop) == 2
+    assert "http" in capsys.readouterr().err
+
+
+def test_stopping_ends_the_apps_socket_mode_connections(slack: LocalSlack) -> None:
+    from .apps import APP_TOKEN, SocketApp
+
+    slack.configure_app(app_token=APP_TOKEN)
+    app = SocketApp(slack)
+    app.connect()
+    try:
+        slack.stop()  # joins every handler thread: the WebSocket's too
+        assert slack.socket_mode.connections == 0 and server_threads() == []
+    finally:
+        app.client.auto_reconnect_enabled = False
+        app.client.close()

@@ -249,6 +249,18 @@ def test_assistant_status_clears_when_the_bot_replies_or_after_two_minutes() -> 
     assert ws.statuses(agents) == {}
 
 
+def test_a_status_says_when_it_ends_for_the_page() -> None:
+    ws = Workspace(wall_clock=lambda: 1700000000.0)
+    agents = ws.channel_id("agents", by_name=True)
+    root = ws.post("agents", text="root")["ts"]
+    ws.set_status(agents, root, "is thinking…", ["reading", "writing"])
+    expected = {"status": "is thinking…", "loading_messages": ["reading", "writing"],
+                "expires_at": 1700000120.0}  # fmt: skip
+    assert ws.status("agents", root) == expected
+    assert ws.snapshot()["channels"][0]["status_details"] == {root: expected}
+    assert ws.status("agents", "1.000001") is None
+
+
 def test_listeners_hear_every_change() -> None:
     ws = Workspace()
     heard: list[str] = []
