@@ -1,8 +1,9 @@
 """Benchmark: replay a large log through parse → session → final messages.
 
 Builds a large JSON Lines log from the corpus (each copy of a corpus file gets its own session
-and call ids, so the log holds many sessions like a real long-lived stream), then measures in
-one run, over the same lines (each rate the best of ``RUNS`` alternated runs):
+and call ids, so the log holds many sessions like a real long-lived stream, and is read by a
+reader of its own, as a follower reads each file of a folder), then measures in one run, over
+the same lines (each rate the best of ``RUNS`` alternated runs):
 
 - the pipeline's rate (lines/s and records/s: reader → session book → final messages, each
   session rendered and released once it is among the least recently active, as a long-lived
@@ -36,7 +37,7 @@ from typing import NamedTuple
 
 import orjson
 
-from benchmarks.corpus_mix import interleaved, run_sources
+from benchmarks.corpus_mix import FileCopies, interleaved, run_sources
 from blocks.thread import thread_messages
 from bot.build import description
 from bot.formats import FAMILIES
@@ -77,8 +78,18 @@ def corpus_lines(corpus: Path, family: str) -> list[bytes]:
     """The JSON Lines of one family's corpus files."""
     lines: list[bytes] = []
     for path in corpus_families(corpus).get(family, []):
-        lines.extend(line for line in path.read_bytes().split(b"\n") if line.strip())
+        lines.extend(_file_lines(path))
     return lines
+
+
+def file_lengths(corpus: Path, family: str) -> list[int]:
+    """The lines of each of one family's corpus files, in ``corpus_lines``'s order: where each
+    copy of a file starts in its log (each is read by a reader of its own, see ``FileCopies``)."""
+    return [len(_file_lines(path)) for path in corpus_families(corpus).get(family, [])]
+
+
+def _file_lines(path: Path) -> list[bytes]:
+    return [line for line in path.read_bytes().split(b"\n") if line.strip()]
 
 
 def _renamer(suffix: bytes) -> Callable[[re.Match[bytes]], bytes]:
@@ -119,30 +130,40 @@ OPEN_SESSIONS = 256  # sessions kept open; past this the least recently active o
 
 
 def run_pipeline(
-    lines: Iterator[bytes] | list[bytes], family: str | None, render: bool = True
+    lines: Iterator[bytes] | list[bytes], files: list[int], family: str | None,
+    render: bool = True,
 ) -> Counts:
     """The whole pipeline over ``lines``, streaming as a long-lived follower would: once more
     than ``OPEN_SESSIONS`` sessions are open, the least recently active one gets its final
     messages rendered and is released, so memory stays bounded however many sessions the log
     holds (a late record of a released session would be counted in ``late``). ``render``
-    false leaves the final messages out (parse → session only), to show what they cost."""
-    reader = SourceReader("bench", family=family)
+    false leaves the final messages out (parse → session only), to show what they cost.
+    ``files``: the lines of each corpus file (each copy of one is read by a reader of its own).
+    """
+    source = FileCopies("bench", files, family)
+    _, reader, end = source.next_file()
     book = SessionBook()
     apply = book.apply
-    feed = reader.feed
     sessions = book.sessions
-    number = messages = 0
-    for number, line in enumerate(lines, start=1):
-        for record in feed(line, number):
+    count = number = messages = 0
+    for line in lines:
+        count += 1
+        number += 1
+        if number > end:  # the next file copy, read by a reader of its own
+            done, reader, end = source.next_file()
+            for record in done:
+                apply(record)
+            number = 1
+        for record in reader.feed(line, number):
             apply(record)
         if len(sessions) > OPEN_SESSIONS:
             messages += _finish(book, book.least_recent(), render)
-    for record in reader.finish():
+    for record in source.finish():
         apply(record)
     book.close()
     for session in list(sessions.values()):
         messages += _finish(book, session, render)
-    return Counts(number, reader.stats.records, messages, book.late)
+    return Counts(count, source.records, messages, book.late)
 
 
 class Counts(NamedTuple):
@@ -164,7 +185,7 @@ def _finish(book: SessionBook, session: Session | None, render: bool) -> int:
 RUNS = 3  # each rate is the best of this many runs, alternated: loads, pipeline, loads, ...
 
 
-def measure_speed(path: Path, family: str, limit: int) -> None:
+def measure_speed(path: Path, files: list[int], limit: int) -> None:
     """Bare ``orjson.loads`` and the whole pipeline, streaming as it runs for real (nothing
     kept but the open sessions' state), over the same lines in the same run, alternated and
     each timed ``RUNS`` times (the best counts: this machine is shared); then a stage breakdown
@@ -174,9 +195,9 @@ def measure_speed(path: Path, family: str, limit: int) -> None:
         lines.append(line)
         if len(lines) >= limit:
             break
-    compare_with_loads(lines, lambda render: run_pipeline(lines, None, render))
-    measure_drift(lines)
-    print_stages(lines[:STAGE_LINES])
+    compare_with_loads(lines, lambda render: run_pipeline(lines, files, None, render))
+    measure_drift(lines, files)
+    print_stages(lines[:STAGE_LINES], files)
 
 
 def compare_with_loads(lines: list[bytes], replay: Callable[[bool], Counts]) -> None:
@@ -205,7 +226,7 @@ STAGE_LINES = 20_000
 DRIFT_PARTS = 10
 
 
-def measure_drift(lines: list[bytes]) -> None:
+def measure_drift(lines: list[bytes], files: list[int]) -> None:
     """The pipeline's cost per line in the first and the last tenth of one pass over ``lines``:
     a long-lived follower must not slow down as its bounded memories fill up (a plain dict
     evicting its oldest entries once made the last tenth 2.6 times as slow as the first)."""
@@ -219,18 +240,17 @@ def measure_drift(lines: list[bytes]) -> None:
             yield line
         marks.append((len(lines), time.perf_counter()))
 
-    run_pipeline(marked(), None)
+    run_pipeline(marked(), files, None)
     costs = [(t2 - t1) / (i2 - i1) * 1e6 for (i1, t1), (i2, t2) in itertools.pairwise(marks)]
     print(f"drift               {costs[0]:>12.2f} µs/line in the first tenth, "
           f"{costs[-1]:.2f} in the last (one pass; the last part may be shorter)")
 
 
-def print_stages(lines: list[bytes]) -> None:
+def print_stages(lines: list[bytes], files: list[int]) -> None:
     """Where the time goes, stage by stage, on ``lines`` (records are kept between stages
     here, which a long prefix would make slower than the streaming pipeline)."""
-    reader = SourceReader("bench")
     records: list[Record] = []
-    parse = _timed(lambda: _parse_all(reader, lines, records))
+    parse = _timed(lambda: _parse_all(FileCopies("bench", files), lines, records))
     loads = _timed(lambda: _loads_all(lines))
     book = SessionBook()
     session = _timed(lambda: _apply_all(book, records))
@@ -253,11 +273,17 @@ def _timed(work: Callable[[], object]) -> float:
     return time.perf_counter() - started
 
 
-def _parse_all(reader: SourceReader, lines: list[bytes], out: list[Record]) -> None:
-    feed = reader.feed
-    for number, line in enumerate(lines, start=1):
-        out.extend(feed(line, number))
-    out.extend(reader.finish())
+def _parse_all(source: FileCopies, lines: list[bytes], out: list[Record]) -> None:
+    _, reader, end = source.next_file()
+    number = 0
+    for line in lines:
+        number += 1
+        if number > end:
+            done, reader, end = source.next_file()
+            out.extend(done)
+            number = 1
+        out.extend(reader.feed(line, number))
+    out.extend(source.finish())
 
 
 def _apply_all(book: SessionBook, records: list[Record]) -> None:
@@ -267,13 +293,14 @@ def _apply_all(book: SessionBook, records: list[Record]) -> None:
     book.close()
 
 
-def measure_memory(path: Path, family: str) -> None:
+def measure_memory(path: Path, files: list[int], family: str) -> None:
     """Peak RSS of a fresh process running the pipeline over the whole file. (VmHWM, not
     ``ru_maxrss``: the latter survives fork and exec and would count this process's lines.)"""
     code = (
         "from pathlib import Path;"
         "from benchmarks.replay import run_pipeline, read_lines;"
-        f"n, r, m, late = run_pipeline(read_lines(Path({str(path)!r})), {family!r});"
+        f"n, r, m, late = run_pipeline(read_lines(Path({str(path)!r})), {files!r}, "
+        f"{family!r});"
         "peak = [int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmHWM')];"
         "peak = peak[0] / 1024;"
         "print(f'{n} {r} {m} {late} {peak:.1f}')"
@@ -294,10 +321,10 @@ def measure_memory(path: Path, family: str) -> None:
 CORPUS = "corpus"  # --family: the whole corpus, every family its own source
 
 
-def corpus_logs(corpus: Path, megabytes: int) -> list[tuple[Path, int]]:
-    """Each family's built log, with its lines per corpus copy."""
+def corpus_logs(corpus: Path, megabytes: int) -> list[tuple[Path, list[int]]]:
+    """Each family's built log, with the lines of each of its corpus files."""
     return [
-        (build_log(corpus, family, megabytes), len(corpus_lines(corpus, family)))
+        (build_log(corpus, family, megabytes), file_lengths(corpus, family))
         for family in corpus_families(corpus)
     ]
 
@@ -306,21 +333,22 @@ def measure_corpus(corpus: Path, megabytes: int, limit: int) -> None:
     """``measure_speed`` and ``measure_memory`` for the whole corpus as one log."""
     logs = corpus_logs(corpus, megabytes)
     shares = zip(corpus_families(corpus), logs, strict=True)
-    mix = ", ".join(f"{family} {per_copy}" for family, (_, per_copy) in shares)
+    mix = ", ".join(f"{family} {sum(files)}" for family, (_, files) in shares)
     print(f"corpus mix (lines per copy): {mix}")
     pairs = list(itertools.islice(interleaved(logs), limit))
     lines = [line for _, line in pairs]
-    sources = len(logs)
+    files = [lengths for _, lengths in logs]
 
     def replay(render: bool) -> Counts:
-        return Counts(*run_sources(pairs, sources, OPEN_SESSIONS, render))
+        return Counts(*run_sources(pairs, files, OPEN_SESSIONS, render))
 
     compare_with_loads(lines, replay)
     code = (
         "from pathlib import Path;"
         "from benchmarks.corpus_mix import interleaved, run_sources;"
         f"logs = [(Path(p), k) for p, k in {[(str(p), k) for p, k in logs]!r}];"
-        f"n, r, m, late = run_sources(interleaved(logs, {megabytes * 1_000_000}), len(logs), "
+        f"n, r, m, late = run_sources(interleaved(logs, {megabytes * 1_000_000}), "
+        "[files for _, files in logs], "
         f"{OPEN_SESSIONS});"
         "peak = [int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmHWM')];"
         "print(n, r, m, late, peak[0] / 1024)"
@@ -352,10 +380,11 @@ def main() -> None:
         measure_corpus(args.corpus, args.mb, args.speed_lines)
         return
     path = build_log(args.corpus, args.family, args.mb)
+    files = file_lengths(args.corpus, args.family)
     print(f"log {path} ({args.family}); python {sys.version.split()[0]}, {description()}, "
           f"{os.cpu_count()} cpus")
-    measure_speed(path, args.family, args.speed_lines)
-    measure_memory(path, args.family)
+    measure_speed(path, files, args.speed_lines)
+    measure_memory(path, files, args.family)
 
 
 if __name__ == "__main__":

@@ -61,7 +61,9 @@ class SourceReader:
         self._parser: LineParser | None = None  # typed: a native call a line (see parser.py)
         self._pending: list[tuple[Any, int]] = []
         self._detect_window = detect_window
-        self.first_line: str | None = None  # what the first line that is not blank looks like
+        # What the first line that is not blank looks like ("" when some of it was read: only
+        # a source of which nothing is read is described, see ``not_understood``).
+        self.first_line: str | None = None
         self.encoding: str | None = None  # "utf-16-le" or "-be" for a UTF-16 log, else UTF-8
         self._forced = family is not None
         self._finished = False
@@ -81,7 +83,7 @@ class SourceReader:
         except orjson.JSONDecodeError:  # blank, a BOM, invalid UTF-8, or not JSON at all
             return self._feed_refused(raw, line)
         if self.first_line is None:
-            self.first_line = shape_of(obj)
+            return self._feed_first(obj, line)
         parser = self._parser
         if parser is None:
             return self._count(self.feed_value(obj, line))
@@ -97,6 +99,14 @@ class SourceReader:
         elif self.repeatable:
             _name_lines(records, raw)
         self.stats.records += len(records)
+        return records
+
+    def _feed_first(self, obj: Any, line: int) -> list[Record]:
+        """The first line that is not blank: described only when nothing of it is read."""
+        self.first_line = ""
+        records = self._count(self.feed_value(obj, line))
+        if not self.stats.read:
+            self.first_line = shape_of(obj)
         return records
 
     def _feed_refused(self, raw: bytes, line: int) -> list[Record]:

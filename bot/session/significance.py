@@ -93,6 +93,12 @@ def _user_text(record: UserText) -> Significance:
     return Significance.NORMAL
 
 
+# The classes of the last rules, bound once (`A | B` in a rule would build a union each call).
+_ENDS: Final = (SessionResult, AgentExited)
+_SHOWN: Final = (TodoUpdate, Delegation, Compaction)
+_NEVER_SHOWN: Final = (Ignored, SubagentLink, Unparsed, TurnEnded)
+
+
 def classify(record: Record, *, duplicate_start: bool = False) -> Significance:
     """The default significance of one record, as a channel reader would choose it.
     ``duplicate_start``: the record is a ``SessionStarted`` of a session already started.
@@ -112,10 +118,10 @@ def classify(record: Record, *, duplicate_start: bool = False) -> Significance:
         return _notice(record)
     if isinstance(record, SessionStarted):
         return Significance.HIDDEN if duplicate_start else Significance.HIGH
-    if isinstance(record, SessionResult | AgentExited):
+    if isinstance(record, _ENDS):
         return Significance.HIGH
-    if isinstance(record, TodoUpdate | Delegation | Compaction):
+    if isinstance(record, _SHOWN):
         return Significance.NORMAL
-    if isinstance(record, Ignored | SubagentLink | Unparsed | TurnEnded):
+    if isinstance(record, _NEVER_SHOWN):
         return Significance.HIDDEN
     return Significance.LOW

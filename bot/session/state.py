@@ -139,7 +139,11 @@ class Session:
         self.timed = False  # whether records carry their own time (else: when they were read)
         self.last_seen: datetime | None = None  # when the last record arrived (ingest time)
         self.calls: dict[str, ToolCallState] = {}
+        # The calls that may still be open, in order: those begun since calls were last all
+        # interrupted or found closed (a closed call never opens again).
+        self._open: list[str] = []
         self.items: list[ThreadItem] = []
+        self._todo_shown = False  # the todo list has its item in the thread
         self.todos: tuple[Todo, ...] = ()
         self.result: SessionResult | None = None
         self.exit: AgentExited | None = None  # how the agent's process ended, where it was seen
@@ -238,10 +242,15 @@ class Session:
             return changed
         if (now - self.last_seen).total_seconds() < self.settings.orphan_after_s:
             return changed
-        for call in self.calls.values():
+        still_open: list[str] = []
+        for call_id in self._open:
+            call = self.calls[call_id]
             if call.status in (ToolStatus.PENDING, ToolStatus.RUNNING):
                 call.status = ToolStatus.ORPHANED
                 changed = True
+            if call.status in OPEN_STATUSES:
+                still_open.append(call_id)
+        self._open = still_open
         return changed
 
     def close(self, expects_result: bool = True) -> None:
@@ -383,6 +392,7 @@ class Session:
             delegate=record.member,
         )
         self.calls[call.id] = call
+        self._open.append(call.id)
         if parent in self.calls:
             self.calls[parent].add_child(call.id)
         elif shown:
@@ -392,6 +402,7 @@ class Session:
 
     def _add_call(self, call: ToolCallState, parent: str | None, shown: bool) -> None:
         self.calls[call.id] = call
+        self._open.append(call.id)
         if parent is not None and parent in self.calls:
             parent_call = self.calls[parent]
             parent_call.add_child(call.id)
@@ -446,6 +457,11 @@ class Session:
         else:
             call.status = ToolStatus.ERROR if record.is_error else ToolStatus.OK
         call.ended_at = at
+        top_level = call.parent is None or call.parent not in self.calls
+        if shown and record.is_error and top_level and not call.shown:
+            self._show_in_group(call.id)  # quiet: a failed call still shows
+        if not call.shown:  # no message shows its output (a subagent's call, a hidden one)
+            return
         limit = ANSWER_LIMIT if call.delegate is not None else (
             PREVIEW_LIMIT if record.is_error else OK_PREVIEW_LIMIT
         )
@@ -455,16 +471,14 @@ class Session:
             call.output, call.output_size, call.output_lines = result_preview(
                 record.output, limit, record.is_error, self.info.cwd
             )
-        top_level = call.parent is None or call.parent not in self.calls
-        if shown and record.is_error and top_level and not call.shown:
-            self._show_in_group(call.id)  # quiet: a failed call still shows
 
     def _todo_update(self, record: TodoUpdate, at: datetime | None, shown: bool) -> None:
         if self._parent_of(record) in self.calls:
             return  # a subagent's own todo list is not the session's
         self.todos = record.todos
-        if shown and not any(isinstance(item, TodoItem) for item in self.items):
+        if shown and not self._todo_shown:
             self.items.append(TodoItem())
+            self._todo_shown = True
 
     def _subagent_link(self, record: SubagentLink, at: datetime | None, shown: bool) -> None:
         agent = record.agent_id
@@ -561,9 +575,14 @@ class Session:
         return False
 
     def _interrupt_open_calls(self) -> None:
-        for call in self.calls.values():
+        """Every call still open is interrupted: the calls begun since this was last done (the
+        others are closed)."""
+        calls = self.calls
+        for call_id in self._open:
+            call = calls[call_id]
             if call.status in OPEN_STATUSES:
                 call.status = ToolStatus.INTERRUPTED
+        self._open = []
 
 
 def same_outcome(kept: SessionResult, new: SessionResult) -> bool:

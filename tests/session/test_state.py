@@ -116,6 +116,18 @@ def test_user_interruption_notice_interrupts_running_calls() -> None:
     assert session.calls["a"].status is ToolStatus.INTERRUPTED
 
 
+def test_each_interruption_interrupts_the_calls_open_then_and_no_call_that_ended() -> None:
+    first_end = SessionResult(Origin(SID, at(5), 9), status=ResultStatus.FAILED)
+    stop = Notice(Origin(SID, at(9), 12), kind="interrupted", text="stopped", level="warning")
+    session = session_of(started(), call("a"), first_end, call("b", t=6), call("c", t=6))
+    session.apply(result("c", t=7))
+    session.apply(stop)
+    statuses = {call_id: call.status for call_id, call in session.calls.items()}
+    assert statuses == {
+        "a": ToolStatus.INTERRUPTED, "b": ToolStatus.INTERRUPTED, "c": ToolStatus.OK
+    }
+
+
 def test_call_is_orphaned_after_the_configured_inactivity() -> None:
     session = Session(SID, SessionSettings(orphan_after_s=30))
     session.apply(started(), now=at(0))
@@ -123,6 +135,16 @@ def test_call_is_orphaned_after_the_configured_inactivity() -> None:
     assert not session.tick(at(30))
     assert session.tick(at(31.5))
     assert session.calls["a"].status is ToolStatus.ORPHANED
+
+
+def test_only_calls_still_running_are_orphaned_and_said_once() -> None:
+    session = Session(SID, SessionSettings(orphan_after_s=30))
+    for record in (started(), call("a"), result("a"), call("b")):
+        session.apply(record, now=at(1))
+    assert session.tick(at(40))
+    assert not session.tick(at(80))  # nothing changed since
+    assert session.calls["a"].status is ToolStatus.OK
+    assert session.calls["b"].status is ToolStatus.ORPHANED
 
 
 def test_orphaned_call_still_takes_its_late_result() -> None:
@@ -260,6 +282,17 @@ def test_subagent_calls_attach_to_the_task_that_started_them() -> None:
     assert session.calls["task"].children == ["c1"]
     group = session.items[0]
     assert isinstance(group, ToolGroup) and group.call_ids == ["task"]
+
+
+def test_a_call_no_message_shows_keeps_no_preview_of_its_output() -> None:
+    task = ToolCall(Origin(SID, at(1), 2), call_id="task", name="Task", input={"prompt": "look"})
+    child = ToolCall(Origin(SID, at(2), 3, parent_call="task"), call_id="c1", name="Read", input={})
+    session = session_of(started(), task, child, result("c1"), call("t", name="TodoWrite"))
+    session.apply(result("t"))
+    for hidden in ("c1", "t"):  # a subagent's call (counted under its task), a hidden one
+        state = session.calls[hidden]
+        assert state.status is ToolStatus.OK
+        assert (state.output, state.output_size, state.output_lines) == ("", 0, 0)
 
 
 def test_subagent_id_resolves_through_a_link() -> None:
