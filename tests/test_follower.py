@@ -32,7 +32,7 @@ from bot.sources.position import stored_position
 from bot.sources.stream import StreamReader
 from bot.sources.watch import ChangeWatch
 from bot.store import Store
-from tests.conftest import FIXTURES, FakeClock
+from tests.conftest import FIXTURES, FakeClock, Logged
 from tests.sources.helpers import Denied, wait_until
 
 TOKEN = "xoxb-follower"
@@ -72,13 +72,14 @@ def test_an_idle_finished_session_leaves_memory_and_comes_back_for_a_late_record
 ) -> None:
     log = tmp_path / "agent.jsonl"
     log.write_bytes(session_lines("old", "first answer"))
-    clock, wall = FakeClock(), WallClock()
+    clock, wall, logged = FakeClock(), WallClock(), Logged()
     store = Store.open(tmp_path / "state")
     with LocalSlack(token=TOKEN, rate_limits=False) as slack:
         delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id(), clock=clock,
                             sleep=clock.sleep, ledger=store.ledger("T/C/"))  # fmt: skip
         follower = Follower([FileFollower(log)], delivery, clock=clock, wall_clock=wall,
-                            checkpoints=Checkpoints(store, "job", clock=clock))  # fmt: skip
+                            checkpoints=Checkpoints(store, "job", clock=clock),
+                            log=logged.log)  # fmt: skip
         turn(follower)
         assert "old" in follower.book.sessions
 
@@ -92,6 +93,7 @@ def test_an_idle_finished_session_leaves_memory_and_comes_back_for_a_late_record
         turn(follower)
         assert "old" not in follower.book.sessions
         assert store.archived_ids("job") == {"old"}
+        assert logged.named("session_retired") == [{"event": "session_retired", "session": "old"}]
 
         with log.open("ab") as more:  # the session is resumed days later, in the same file
             late = {"id": "old-m2", "content": [{"type": "text", "text": "a late word"}]}
@@ -203,6 +205,39 @@ def test_a_rotated_file_is_logged_with_its_offset_and_at_stays_the_time(tmp_path
     assert rotated["offset"] == size
     assert rotated["size"] == log_file.stat().st_size
     assert isinstance(rotated["at"], float) and rotated["at"] > 1_700_000_000  # a time
+
+
+def test_a_run_says_each_session_started_a_file_cut_and_what_it_delivered_once_each(
+    tmp_path: Path,
+) -> None:
+    log_file = tmp_path / "agent.jsonl"
+    log_file.write_bytes(session_lines("s1", "one") + session_lines("s2", "two"))
+    logged = Logged()
+    with LocalSlack(token=TOKEN, rate_limits=False) as slack:
+        delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id(), log=logged.log)
+        follower = Follower([FileFollower(log_file)], delivery, log=logged.log)
+        follower.read()
+        read = log_file.stat().st_size
+        log_file.write_bytes(session_lines("s3", "three"))  # copytruncate, then written anew
+        follower.read()
+        follower.finish()
+        posted = sum(r.method == "chat.postMessage" and r.error is None for r in slack.requests)
+    started = [
+        {"event": "session_started", "session": sid, "agent": "Claude Code",
+         "source": str(log_file)} for sid in ("s1", "s2", "s3")
+    ]  # fmt: skip
+    assert logged.named("session_started") == started
+    size = log_file.stat().st_size
+    cut = {"event": "truncated", "source": str(log_file), "offset": read, "size": size}
+    assert logged.named("truncated") == [cut]
+    (delivered,) = logged.named("delivered")
+    assert delivered == {
+        "event": "delivered", "sessions": 3, "records": 9, "unparsed": 0, "posts": posted,
+        "updates": delivery.counts.updates, "rate_limited": 0, "retries": 0, "waiting": 0,
+    }  # fmt: skip
+    assert [line["event"] for line in logged.all()] == [
+        "session_started", "session_started", "truncated", "session_started", "delivered"
+    ]
 
 
 def test_a_file_in_a_followed_folder_it_cannot_read_is_said_once_and_read_once_it_can_be(

@@ -204,8 +204,7 @@ class DocumentFollower:
         said = self._unreadable.cleared()
         self._seen, self._unsettled = seen, not self._settled(seen)
         if data is None:
-            self._unsettled = False
-            log.warning("%s: a document of %d bytes, over the limit: not read", self.name, seen[2])
+            self._unsettled = False  # over the limit: not read (the follower says so)
             return [*said, LongLine(1, seen[2], seen[2])]
         return [*said, *self._content(seen, data)]
 
@@ -228,7 +227,7 @@ class DocumentFollower:
             return []
         whole = _parses(data.removeprefix(BOM))
         if not whole and not self.stop_at_end:
-            log.info("%s: not a whole JSON document yet; waiting for it to change", self.name)
+            log.debug("%s: not a whole JSON document yet; waiting for it to change", self.name)
             return []
         items: list[Item] = [Rewritten(len(data))] if self._replaces else []
         if whole:

@@ -43,6 +43,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from bot import events
 from bot.errors import InputError
 from bot.sources.document import DocumentFollower, is_document_file
 from bot.sources.follow import FileFollower
@@ -180,9 +181,9 @@ class FolderWatch:
 
     def take_events(self) -> list[SourceEvent]:
         """What the scans since the last call found: folders that cannot be listed (now), and
-        folders that can be again."""
-        events, self._events = self._events, []
-        return events
+        folders that can be again; and whether file-system events stopped (``polling``)."""
+        said, self._events = [*self._events, *self.watch.take_events()], []
+        return said
 
     def close(self) -> None:
         for follower in self.followers.values():
@@ -212,12 +213,12 @@ class FolderWatch:
             if folder not in self._unreadable:
                 text = (f"warning: {folder}: cannot read this folder ({reason}); following "
                         "the rest, and its files once it can be read")  # fmt: skip
-                detail = (("folder", folder), ("error", reason))
-                self._events.append(SourceEvent("unreadable", text, detail))
+                event = events.Unreadable(self.name, reason, folder=folder)
+                self._events.append(SourceEvent(event, text))
         for folder in sorted(self._unreadable.keys() - now.keys()):
             if os.path.isdir(folder):  # not gone
                 text = f"{folder}: can be read again; following its files"
-                self._events.append(SourceEvent("readable", text, (("folder", folder),)))
+                self._events.append(SourceEvent(events.Readable(self.name, folder), text))
         self._unreadable = now
 
     def _follower(self, path: Path) -> FollowedFile:

@@ -23,13 +23,13 @@ path, or every ``recheck_interval`` seconds: hundreds of idle files cost next to
 
 from __future__ import annotations
 
-import logging
 import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
+from bot import events
 from bot.errors import InputError
 from bot.sources.lines import DEFAULT_MAX_LINE_BYTES, LineSplitter
 from bot.sources.opening import Unreadable, open_at, open_file, open_resumed
@@ -44,10 +44,8 @@ from bot.sources.position import (
     read_head,
     unchanged,
 )
-from bot.sources.source import Item, Rotated, Source, Truncated
+from bot.sources.source import Item, Rotated, Source, SourceEvent, Truncated
 from bot.sources.watch import ChangeWatch, Lookout, wait_for_change
-
-log = logging.getLogger(__name__)
 
 CHUNK_BYTES = 64 * 1024
 READ_LIMIT_BYTES = 1024 * 1024
@@ -275,10 +273,6 @@ class FileFollower:
 
     def _restart(self, size: int, offset: int, line: int) -> Truncated:
         """Go on reading at ``offset``, just after line ``line``, dropping the partial line."""
-        log.warning(
-            "%s: the file was cut or replaced (%d bytes read, now %d); reading on from byte %d",
-            self.name, self._position, size, offset,
-        )  # fmt: skip
         marker = Truncated(self._position, size, offset, line)
         self._go_to(offset, line)
         return marker
@@ -305,7 +299,6 @@ class FileFollower:
         file, stat = opened
         items.extend(self._splitter.finish())
         items.append(Rotated(self._position, stat.st_size))
-        log.info("%s: the path names a new file; reading it from its start", self.name)
         self._attach(file, stat, 0, 0)
         return True
 
@@ -334,6 +327,8 @@ class FileFollower:
             self._searched = True
         if opened is None:
             return False
+        if opened.moved_to is not None:
+            self._pending.append(SourceEvent(events.Moved(self.name, str(opened.moved_to))))
         if opened.marker is not None:
             self._pending.append(opened.marker)
         self._attach(opened.file, opened.stat, opened.offset, opened.line)

@@ -11,6 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from bot import events
 from bot.sources.document import DocumentFollower, is_document_file
 from bot.sources.lines import Line, LongLine
 from bot.sources.opening import RETRY_S
@@ -208,11 +209,9 @@ def test_a_document_it_cannot_read_is_said_once_and_read_once_it_can_be(
     follower = DocumentFollower(traj, clock=clock)
     (said,) = follower.read_available()
     assert isinstance(said, SourceEvent)
-    assert (said.name, said.text) == (
-        "unreadable",
-        f"warning: {traj}: cannot read it (Permission denied); reading on, and this file once "
-        "it can be read",
-    )
+    error = f"{traj}: cannot read it (Permission denied)"
+    assert said.event == events.Unreadable(str(traj), error)
+    assert said.text == f"warning: {error}; reading on, and this file once it can be read"
     assert not follower.ready()  # not tried again at once: no busy loop
     clock.advance(RETRY_S)
     assert follower.read_available() == []  # said once
@@ -220,7 +219,7 @@ def test_a_document_it_cannot_read_is_said_once_and_read_once_it_can_be(
     clock.advance(RETRY_S)
     assert follower.ready()
     assert follower.read_available() == [
-        SourceEvent("readable", f"{traj}: can be read again; reading it"),
+        SourceEvent(events.Readable(str(traj)), f"{traj}: can be read again; reading it"),
         Line(1, len(data), data),
     ]
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from bot import events
 from bot.errors import InputError
 from bot.sources.document import DocumentFollower
 from bot.sources.folder import (
@@ -22,9 +23,9 @@ from bot.sources.folder import (
 from bot.sources.follow import FileFollower
 from bot.sources.lines import Line
 from bot.sources.opening import RETRY_S
-from bot.sources.source import Rewritten, Rotated, SourceEvent
+from bot.sources.source import Item, Rewritten, Rotated, SourceEvent
 from bot.sources.watch import ChangeWatch
-from tests.sources.helpers import Denied, data
+from tests.sources.helpers import Denied, data, said
 
 
 class FakeClock:
@@ -308,8 +309,8 @@ def test_a_subagent_file_names_its_session() -> None:
     assert parent_session(Path("p/abc.jsonl")) is None
 
 
-def said(items: list[object]) -> list[str]:
-    return [item.name for item in items if isinstance(item, SourceEvent)]
+def said_names(items: list[Item]) -> list[str]:
+    return [event.name for event in said(items)]
 
 
 def test_a_file_it_cannot_read_is_said_once_and_the_others_are_followed(
@@ -320,14 +321,16 @@ def test_a_file_it_cannot_read_is_said_once_and_the_others_are_followed(
     denied.deny(projects / "proj" / "s1.jsonl")
     folder = FolderWatch(str(projects), watch=watch, clock=clock)
     session, subagent = folder.new_files()
-    assert said(session.read_available()) == ["unreadable"]
+    assert said_names(session.read_available()) == ["unreadable"]
     assert data(subagent.read_available()) == [b"{}"]
     clock.now += RETRY_S
     assert session.read_available() == []
     denied.allow(session.path)
     clock.now += RETRY_S
     assert session.read_available() == [
-        SourceEvent("readable", f"{session.path}: can be read again; reading it"),
+        SourceEvent(
+            events.Readable(str(session.path)), f"{session.path}: can be read again; reading it"
+        ),
         Line(1, 3, b"{}"),
     ]
 
@@ -344,7 +347,7 @@ def test_a_new_file_it_cannot_read_yet_is_followed_once_it_can_be(
     denied.deny(late)
     clock.now += 1.0
     (found,) = folder.new_files()
-    assert said(found.read_available()) == ["unreadable"]
+    assert said_names(found.read_available()) == ["unreadable"]
     denied.allow(late)
     clock.now += RETRY_S
     assert data(found.read_available()) == [b'{"late": 1}']
@@ -359,13 +362,14 @@ def test_a_folder_it_cannot_list_is_said_once_and_its_files_followed_once_it_can
     denied.deny(locked)
     folder = FolderWatch(str(projects), watch=watch, clock=clock)
     assert names(folder.new_files()) == ["s1.jsonl"]
-    (event,) = folder.take_events()
-    assert event.name == "unreadable"
-    assert event.text.startswith(f"warning: {locked}: cannot read this folder (Permission denied)")
+    (unreadable,) = folder.take_events()
+    assert unreadable.event == events.Unreadable(str(projects), "Permission denied", str(locked))
+    assert unreadable.text is not None
+    assert unreadable.text.startswith(f"warning: {locked}: cannot read this folder (Permission")
     clock.now += 1.0
     assert folder.new_files() == []
     assert folder.take_events() == []  # said once
     denied.allow(locked)
     clock.now += 1.0
     assert names(folder.new_files()) == ["agent-a1.jsonl"]
-    assert [event.name for event in folder.take_events()] == ["readable"]
+    assert said(folder.take_events()) == [events.Readable(str(projects), str(locked))]

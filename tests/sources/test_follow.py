@@ -10,14 +10,15 @@ from pathlib import Path
 
 import pytest
 
+from bot import events
 from bot.errors import InputError
 from bot.sources.follow import FileFollower, wait_for_data
 from bot.sources.lines import BOM, Line, LineOverLimit, LongLine
 from bot.sources.opening import RETRY_S
-from bot.sources.source import Rotated, Source, SourceEvent, Truncated
+from bot.sources.source import Item, Rotated, Source, SourceEvent, Truncated
 from bot.sources.watch import ChangeWatch
 from tests.conftest import FakeClock
-from tests.sources.helpers import Denied, data
+from tests.sources.helpers import Denied, data, said
 
 
 class FakeTime:
@@ -309,8 +310,8 @@ def test_a_watched_file_is_not_looked_at_until_a_change_or_a_recheck(log: Path) 
 # --- a path it cannot read for a while ---------------------------------------------------------
 
 
-def events(items: list[object]) -> list[str]:
-    return [item.name for item in items if isinstance(item, SourceEvent)]
+def said_names(items: list[Item]) -> list[str]:
+    return [event.name for event in said(items)]
 
 
 def test_an_unreadable_file_is_said_once_then_read_once_it_can_be(
@@ -320,12 +321,11 @@ def test_an_unreadable_file_is_said_once_then_read_once_it_can_be(
     denied.deny(log)
     append(log, b"a\n")
     follower = FileFollower(log, wait_for_file=True, clock=clock)
-    (said,) = follower.read_available()
-    assert said == SourceEvent(
-        "unreadable",
+    (unreadable,) = follower.read_available()
+    assert unreadable == SourceEvent(
+        events.Unreadable(str(log), f"{log}: cannot read it (Permission denied)"),
         f"warning: {log}: cannot read it (Permission denied); reading on, and this file once "
         "it can be read",
-        (("error", f"{log}: cannot read it (Permission denied)"),),
     )
     clock.advance(RETRY_S)
     assert follower.read_available() == []  # tried again: said once only
@@ -334,7 +334,7 @@ def test_an_unreadable_file_is_said_once_then_read_once_it_can_be(
     clock.advance(RETRY_S)
     assert follower.ready()
     items = follower.read_available()
-    assert events(items) == ["readable"]
+    assert said_names(items) == ["readable"]
     assert data(items) == [b"a"]
 
 
@@ -351,7 +351,7 @@ def test_an_unreadable_file_read_to_its_end_is_said_and_closes(
 ) -> None:
     Denied(monkeypatch).deny(log)
     follower = FileFollower(log, wait_for_file=True, stop_at_end=True)
-    assert events(follower.read_available()) == ["unreadable"]
+    assert said_names(follower.read_available()) == ["unreadable"]
     assert follower.closed
 
 
@@ -371,7 +371,7 @@ def test_a_path_rotated_to_what_it_cannot_read_keeps_reading_and_switches_once_i
         log.write_bytes(b"new\n")
     append(old, b"b\n")
     items = follower.read_available()
-    assert events(items) == ["unreadable"]
+    assert said_names(items) == ["unreadable"]
     assert data(items) == [b"b"]  # the old file is read on
     append(old, b"c\n")
     assert follower.ready()
@@ -382,7 +382,7 @@ def test_a_path_rotated_to_what_it_cannot_read_keeps_reading_and_switches_once_i
     denied.allow(log)
     clock.advance(RETRY_S)
     items = follower.read_available()
-    assert events(items) == ["readable"]
+    assert said_names(items) == ["readable"]
     assert [item for item in items if not isinstance(item, SourceEvent)] == [
         Rotated(6, 4),
         Line(1, 4, b"new"),
@@ -413,6 +413,6 @@ def test_a_path_that_became_a_pipe_is_said_and_never_waited_on(log: Path) -> Non
     reading.start()
     reading.join(5)
     assert not reading.is_alive()
-    (said,) = items
-    assert isinstance(said, SourceEvent)
-    assert said.text.startswith(f"warning: {log}: not a regular file")
+    (pipe,) = items
+    assert isinstance(pipe, SourceEvent) and pipe.text is not None
+    assert pipe.text.startswith(f"warning: {log}: not a regular file")
