@@ -18,12 +18,12 @@ from pathlib import Path
 from types import FrameType
 
 from bot import events
-from bot.checkpoints import Checkpoints, CoreState, Restored
+from bot.checkpoints import Checkpoints, Restored
 from bot.config import SLACK_API_URL, Settings
 from bot.delivery import Delivery, Pacing, SlackApi
 from bot.delivery.startup import reach_slack
 from bot.errors import FormatError, Stopped, UsageError
-from bot.follower import Follower
+from bot.follower import Follower, FollowerOptions
 from bot.health import HealthServer, Heartbeat
 from bot.local_slack import keep_serving, local_channel, serve_alone, start_local_slack, stays_up
 from bot.localslack import LocalSlack
@@ -254,11 +254,12 @@ def _follower(
         verbosity=settings.verbosity, orphan_after_s=settings.orphan_after_s,
         idle_after_s=settings.idle_after,
     )
-    core: CoreState | None = state.restored.core
-    return Follower(sources, delivery, settings=session_settings, family=settings.format,
-                    log=log, progress=progress, checkpoints=state.checkpoints,
-                    core=core, redactor=redactor_for(settings), folder=folder,
-                    heartbeat=heartbeat, replay=replay, since=settings.since)  # fmt: skip
+    options = FollowerOptions(
+        session_settings=session_settings, family=settings.format, since=settings.since,
+        redactor=redactor_for(settings), log=log, checkpoints=state.checkpoints,
+        progress=progress, heartbeat=heartbeat, replay=replay,
+    )  # fmt: skip
+    return Follower(sources, delivery, options, core=state.restored.core, folder=folder)
 
 
 @contextmanager

@@ -68,44 +68,68 @@ class FollowCounts:
     long_lines: int = 0
 
 
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True)
+class FollowerOptions:
+    """How a follower runs; the defaults: quiet, nothing kept, the real clocks.
+
+    ``session_settings``: how sessions are shown (verbosity, when one is idle); ``family``: the
+    format every source is read as (``--format``; none: detected); ``since``: a session last
+    active before then is read, not posted (``--since``); ``redactor``: secrets out of every
+    record (default: the rule table alone). ``log`` takes its events; ``checkpoints`` keeps its
+    state (and retired sessions) in the store; ``progress`` shows a bar, ``heartbeat`` tells the
+    health endpoint, ``replay`` applies records at their log's pace (``--replay-speed``).
+    Changed sessions are rendered at most every ``render_every_s`` seconds of ``clock``;
+    sessions are shown at ``wall_clock``'s time."""
+
+    session_settings: SessionSettings | None = None
+    family: str | None = None
+    since: datetime | None = None
+    redactor: Redactor | None = None
+    log: EventLog | None = None
+    checkpoints: Checkpoints | None = None
+    progress: ProgressBar | None = None
+    heartbeat: Heartbeat | None = None
+    replay: Replay | None = None
+    render_every_s: float = RENDER_EVERY_S
+    clock: Callable[[], float] = time.monotonic
+    wall_clock: Callable[[], datetime] = _utc_now
+
+
 class Follower:
+    """Follows ``sources`` (and the files of ``folder`` as they appear) into ``delivery``, as
+    ``options`` say; ``core``: the state a checkpoint restored (none: a first start)."""
+
     def __init__(
         self,
         sources: Sequence[Source],
         delivery: Delivery,
+        options: FollowerOptions | None = None,
         *,
-        settings: SessionSettings | None = None,
-        family: str | None = None,
-        clock: Callable[[], float] = time.monotonic,
-        wall_clock: Callable[[], datetime] = lambda: datetime.now(UTC),
-        log: EventLog | None = None,
-        render_every_s: float = RENDER_EVERY_S,
-        progress: ProgressBar | None = None,
-        checkpoints: Checkpoints | None = None,
         core: CoreState | None = None,
-        redactor: Redactor | None = None,
         folder: FolderWatch | None = None,
-        heartbeat: Heartbeat | None = None,
-        replay: Replay | None = None,
-        since: datetime | None = None,
     ) -> None:
+        options = options or FollowerOptions()
+        checkpoints = self.checkpoints = options.checkpoints
         self.sources: list[Source] = []
         self.delivery = delivery
-        self.family = family
-        self.core = core or CoreState(SessionBook(settings))
+        self.family = options.family
+        self.core = core or CoreState(SessionBook(options.session_settings))
         self.book = self.core.book
         self.readers = self.core.readers
-        self.checkpoints = checkpoints
         self.folder = folder  # new files in it become sources as they appear
-        self.heartbeat = heartbeat
+        self.heartbeat = options.heartbeat
         self._folder_scanned = False
-        self.redactor = redactor or Redactor()  # secrets out before the session cuts previews
-        self.clock, self.wall_clock = clock, wall_clock
-        self.log = log or EventLog(None)
-        self.render_every_s = render_every_s
-        self.progress = progress
-        self.replay = replay  # --replay-speed: records applied at their log's pace
-        self.since = since  # --since: a session last active before then is read, not posted
+        self.redactor = options.redactor or Redactor()  # secrets out before previews are cut
+        self.clock, self.wall_clock = options.clock, options.wall_clock
+        self.log = options.log or EventLog(None)
+        self.render_every_s = options.render_every_s
+        self.progress = options.progress
+        self.replay = options.replay  # --replay-speed: records applied at their log's pace
+        self.since = options.since  # --since: a session last active before then is not posted
         self._skipped_said = core is not None  # how many --since left out: said at a first start
         self._caught_up = False  # a turn found nothing more to read: what was there is read
         self.counts = FollowCounts()

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from bot import events
 from bot.errors import InputError
-from bot.sources.follow import FileFollower
+from bot.sources.follow import FileFollower, FileOptions
 from bot.sources.lines import DEFAULT_MAX_LINE_BYTES
 from bot.sources.position import FilePosition
 from bot.sources.source import Item, SourceEvent
@@ -55,7 +55,8 @@ class StdinSpool:
         self._stream = stream
         self._ended = threading.Event()  # stdin ended: every byte of it is in the spool
         self._wrote = threading.Event()  # bytes (or the end) arrived since the last wait
-        self._follower = FileFollower(self.path, max_line_bytes=max_line_bytes, name=self.name)
+        options = FileOptions(max_line_bytes=max_line_bytes)
+        self._follower = FileFollower(self.path, options, name=self.name)
         self._clipper = LineClipper(max_line_bytes + 1)
         self._thread = threading.Thread(
             target=self._copy, name="slacktail-spool", daemon=True

@@ -14,6 +14,7 @@ from bot.errors import InputError
 from bot.sources.document import DocumentFollower
 from bot.sources.folder import (
     SESSION_FILES,
+    FolderOptions,
     FolderWatch,
     FollowedFile,
     is_folder_target,
@@ -138,8 +139,11 @@ def test_a_transcripts_twin_is_left_out_beside_it(tmp_path: Path) -> None:
 
 def test_patterns_replace_the_session_files_looked_for(tmp_path: Path) -> None:
     make(tmp_path, "a/s1.jsonl", "a/run.json", "b/notes.log")
-    folder = FolderWatch(str(tmp_path), patterns=["**/*.log", "a/*.json"],
-                         watch=ChangeWatch(events=False))  # fmt: skip
+    folder = FolderWatch(
+        str(tmp_path),
+        FolderOptions(patterns=["**/*.log", "a/*.json"]),
+        watch=ChangeWatch(events=False),
+    )
     assert relative(tmp_path, folder.new_files()) == ["a/run.json", "b/notes.log"]
     assert folder.pattern_text == f"{tmp_path}/**/*.log, {tmp_path}/a/*.json"
     folder.close()
@@ -151,7 +155,7 @@ def test_a_document_in_a_folder_is_read_again_whole_when_rewritten(
     watch, clock = polling
     document = tmp_path / "chats" / "session-1.json"
     make(tmp_path, "chats/session-1.json")
-    folder = FolderWatch(str(tmp_path), watch=watch, clock=clock)
+    folder = FolderWatch(str(tmp_path), FolderOptions(clock=clock), watch=watch)
     (found,) = folder.new_files()
     assert found.read_available() == [Line(1, 3, b"{}\n")]
     document.write_bytes(b'{"messages": []}')
@@ -165,7 +169,7 @@ def test_a_rewritten_document_wakes_the_folder_on_a_file_system_event(tmp_path: 
     if not watch.events:
         pytest.skip("no file-system events here")
     make(tmp_path, "chats/session-1.json")
-    folder = FolderWatch(str(tmp_path), watch=watch, rescan_interval=3600.0)
+    folder = FolderWatch(str(tmp_path), FolderOptions(rescan_interval=3600.0), watch=watch)
     try:
         (document,) = folder.new_files()
         document.read_available()
@@ -182,7 +186,7 @@ def test_a_new_file_is_picked_up_on_a_file_system_event(projects: Path) -> None:
     watch = ChangeWatch(recheck_interval=3600.0)
     if not watch.events:
         pytest.skip("no file-system events here")
-    folder = FolderWatch(str(projects), watch=watch, rescan_interval=3600.0)
+    folder = FolderWatch(str(projects), FolderOptions(rescan_interval=3600.0), watch=watch)
     try:
         for follower in folder.new_files():
             follower.read_available()
@@ -215,7 +219,7 @@ def test_without_events_new_files_are_found_by_polling(
     projects: Path, polling: tuple[ChangeWatch, FakeClock]
 ) -> None:
     watch, clock = polling
-    folder = FolderWatch(str(projects), watch=watch, clock=clock)
+    folder = FolderWatch(str(projects), FolderOptions(clock=clock), watch=watch)
     assert len(folder.new_files()) == 2
     (projects / "proj" / "s2.jsonl").write_bytes(b"{}\n")
     assert folder.new_files() == []  # not yet time to look
@@ -227,7 +231,7 @@ def test_a_file_is_handed_out_once_whatever_happens_to_it(
     projects: Path, polling: tuple[ChangeWatch, FakeClock]
 ) -> None:
     watch, clock = polling
-    folder = FolderWatch(str(projects), watch=watch, clock=clock)
+    folder = FolderWatch(str(projects), FolderOptions(clock=clock), watch=watch)
     session, _ = folder.new_files()
     assert data(session.read_available()) == [b"{}"]
     session.path.unlink()
@@ -275,7 +279,9 @@ def test_an_idle_file_is_closed_and_opened_again_when_it_grows(
     projects: Path, polling: tuple[ChangeWatch, FakeClock]
 ) -> None:
     watch, clock = polling
-    folder = FolderWatch(str(projects), watch=watch, clock=clock, close_idle_after=30)
+    folder = FolderWatch(
+        str(projects), FolderOptions(clock=clock, close_idle_after=30), watch=watch
+    )
     session, _ = folder.new_files()
     session.read_available()
     clock.now += 31
@@ -319,7 +325,7 @@ def test_a_file_it_cannot_read_is_said_once_and_the_others_are_followed(
     watch, clock = polling
     denied = Denied(monkeypatch)
     denied.deny(projects / "proj" / "s1.jsonl")
-    folder = FolderWatch(str(projects), watch=watch, clock=clock)
+    folder = FolderWatch(str(projects), FolderOptions(clock=clock), watch=watch)
     session, subagent = folder.new_files()
     assert said_names(session.read_available()) == ["unreadable"]
     assert data(subagent.read_available()) == [b"{}"]
@@ -340,7 +346,7 @@ def test_a_new_file_it_cannot_read_yet_is_followed_once_it_can_be(
 ) -> None:
     watch, clock = polling
     denied = Denied(monkeypatch)
-    folder = FolderWatch(str(projects), watch=watch, clock=clock)
+    folder = FolderWatch(str(projects), FolderOptions(clock=clock), watch=watch)
     folder.new_files()
     late = projects / "proj" / "s2.jsonl"
     late.write_bytes(b'{"late": 1}\n')
@@ -360,7 +366,7 @@ def test_a_folder_it_cannot_list_is_said_once_and_its_files_followed_once_it_can
     denied = Denied(monkeypatch)
     locked = projects / "proj" / "s1"
     denied.deny(locked)
-    folder = FolderWatch(str(projects), watch=watch, clock=clock)
+    folder = FolderWatch(str(projects), FolderOptions(clock=clock), watch=watch)
     assert names(folder.new_files()) == ["s1.jsonl"]
     (unreadable,) = folder.take_events()
     assert unreadable.event == events.Unreadable(str(projects), "Permission denied", str(locked))
