@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bot.sources.folder import FolderWatch, FollowedFile
+from bot.sources.folder import FolderOptions, FolderWatch, FollowedFile
 from bot.sources.watch import ChangeWatch
 
 TURN_S = 0.25  # the main loop's longest idle wait
@@ -42,7 +42,8 @@ def open_files() -> int:
 
 def follow_idle(root: Path, seconds: float, *, events: bool, close_idle_after: float) -> None:
     watch = ChangeWatch(events=events)
-    folder = FolderWatch(str(root), watch=watch, close_idle_after=close_idle_after)
+    options = FolderOptions(close_idle_after=close_idle_after)
+    folder = FolderWatch(str(root), options, watch=watch)
     followers: list[FollowedFile] = []
     followers.extend(folder.new_files())
     for follower in followers:

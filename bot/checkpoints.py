@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot import __version__
+from bot import __version__, events
 from bot.build import compiled
 from bot.errors import InputError
 from bot.formats.reader import SourceReader
@@ -94,8 +94,7 @@ class Checkpoints:
         if unreadable is not None:  # its core would be read again from where it cannot say
             self._drop(f"the position of {unreadable} is unreadable")
             return Restored(None, {})
-        self.log.event("resumed", sessions=len(core.book.sessions),
-                       sources=len(checkpoint.positions))  # fmt: skip
+        self.log.event(events.Resumed(len(core.book.sessions), len(checkpoint.positions)))
         return Restored(core, checkpoint.positions)
 
     def due(self) -> bool:
@@ -129,7 +128,7 @@ class Checkpoints:
             session = pickle.loads(blob[len(_VERSION_TAG) :])
         except (pickle.UnpicklingError, AttributeError, ImportError, EOFError, TypeError,
                 ValueError) as error:  # fmt: skip
-            self.log.event("archived_session_unreadable", session=session_id, error=str(error))
+            self.log.event(events.ArchivedSessionUnreadable(session_id, str(error)))
             return None
         return session if isinstance(session, Session) else None
 
@@ -138,7 +137,7 @@ class Checkpoints:
         self.store.drop_archived(self.job, session_id)
 
     def _drop(self, why: str) -> None:
-        self.log.event("checkpoint_dropped", why=why, reading_from="the start of each source")
+        self.log.event(events.CheckpointDropped(why, reading_from="the start of each source"))
         self.store.drop_checkpoint(self.job)
 
 

@@ -17,12 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
-from bot.checkpoints import Checkpoints, CoreState, Restored
+from bot import events
+from bot.checkpoints import Checkpoints, Restored
 from bot.config import SLACK_API_URL, Settings
 from bot.delivery import Delivery, Pacing, SlackApi
 from bot.delivery.startup import reach_slack
 from bot.errors import FormatError, Stopped, UsageError
-from bot.follower import Follower
+from bot.follower import Follower, FollowerOptions
 from bot.health import HealthServer, Heartbeat
 from bot.local_slack import keep_serving, local_channel, serve_alone, start_local_slack, stays_up
 from bot.localslack import LocalSlack
@@ -117,7 +118,7 @@ def connected(settings: Settings, log: EventLog) -> Iterator[Slack]:
                    settings.slack_api_url or SLACK_API_URL,
                    redactor=redactor_for(settings))  # fmt: skip
     bot_user, channel = reach_slack(api, settings.channel, log=log)
-    log.event("connected", channel=channel, bot_user=bot_user)
+    log.event(events.Connected(channel, bot_user))
     yield Slack(api, channel)
 
 
@@ -218,7 +219,7 @@ def run(settings: Settings, argv: Sequence[str], *, log: EventLog) -> int:
         finally:
             command.close()
         slack.work_done(interrupted=bool(command.signals) or stop.is_set())
-    log.event("agent_exited", code=code)
+    log.event(events.AgentExited(code))
     return code
 
 
@@ -229,7 +230,7 @@ def _agent_goes_on(command: AgentCommand, error: BaseException, log: EventLog) -
     what = log.redacted(f"{type(error).__name__}: {error}")[:300]
     print(f"slacktail: stopped posting to Slack ({what}); {command.name} goes on, its output "
           "still shown here, and slacktail exits with its exit code", file=sys.stderr)  # fmt: skip
-    log.event("posting_stopped", error=what, agent=command.name)
+    log.event(events.PostingStopped(what, command.name))
     while not command.closed:  # keep its output flowing (to our stdout) until it ends
         command.read_available()
         command.wait_ready(0.5)
@@ -253,11 +254,12 @@ def _follower(
         verbosity=settings.verbosity, orphan_after_s=settings.orphan_after_s,
         idle_after_s=settings.idle_after,
     )
-    core: CoreState | None = state.restored.core
-    return Follower(sources, delivery, settings=session_settings, family=settings.format,
-                    log=log, progress=progress, checkpoints=state.checkpoints,
-                    core=core, redactor=redactor_for(settings), folder=folder,
-                    heartbeat=heartbeat, replay=replay, since=settings.since)  # fmt: skip
+    options = FollowerOptions(
+        session_settings=session_settings, family=settings.format, since=settings.since,
+        redactor=redactor_for(settings), log=log, checkpoints=state.checkpoints,
+        progress=progress, heartbeat=heartbeat, replay=replay,
+    )  # fmt: skip
+    return Follower(sources, delivery, options, core=state.restored.core, folder=folder)
 
 
 @contextmanager
@@ -267,7 +269,7 @@ def _health(settings: Settings, heartbeat: Heartbeat | None, log: EventLog) -> I
         yield
         return
     with HealthServer(settings.health_port, settings.health_host, report=heartbeat) as server:
-        log.event("health_listening", url=server.url)
+        log.event(events.HealthListening(server.url))
         yield
 
 

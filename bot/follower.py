@@ -31,6 +31,7 @@ from typing import Any, Protocol
 
 from blocks.figures import SESSION_REACTION
 from blocks.thread import thread_messages
+from bot import events
 from bot.checkpoints import Checkpoints, CoreState
 from bot.delivery import Delivery
 from bot.errors import SlackError, Stopped
@@ -67,44 +68,68 @@ class FollowCounts:
     long_lines: int = 0
 
 
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True)
+class FollowerOptions:
+    """How a follower runs; the defaults: quiet, nothing kept, the real clocks.
+
+    ``session_settings``: how sessions are shown (verbosity, when one is idle); ``family``: the
+    format every source is read as (``--format``; none: detected); ``since``: a session last
+    active before then is read, not posted (``--since``); ``redactor``: secrets out of every
+    record (default: the rule table alone). ``log`` takes its events; ``checkpoints`` keeps its
+    state (and retired sessions) in the store; ``progress`` shows a bar, ``heartbeat`` tells the
+    health endpoint, ``replay`` applies records at their log's pace (``--replay-speed``).
+    Changed sessions are rendered at most every ``render_every_s`` seconds of ``clock``;
+    sessions are shown at ``wall_clock``'s time."""
+
+    session_settings: SessionSettings | None = None
+    family: str | None = None
+    since: datetime | None = None
+    redactor: Redactor | None = None
+    log: EventLog | None = None
+    checkpoints: Checkpoints | None = None
+    progress: ProgressBar | None = None
+    heartbeat: Heartbeat | None = None
+    replay: Replay | None = None
+    render_every_s: float = RENDER_EVERY_S
+    clock: Callable[[], float] = time.monotonic
+    wall_clock: Callable[[], datetime] = _utc_now
+
+
 class Follower:
+    """Follows ``sources`` (and the files of ``folder`` as they appear) into ``delivery``, as
+    ``options`` say; ``core``: the state a checkpoint restored (none: a first start)."""
+
     def __init__(
         self,
         sources: Sequence[Source],
         delivery: Delivery,
+        options: FollowerOptions | None = None,
         *,
-        settings: SessionSettings | None = None,
-        family: str | None = None,
-        clock: Callable[[], float] = time.monotonic,
-        wall_clock: Callable[[], datetime] = lambda: datetime.now(UTC),
-        log: EventLog | None = None,
-        render_every_s: float = RENDER_EVERY_S,
-        progress: ProgressBar | None = None,
-        checkpoints: Checkpoints | None = None,
         core: CoreState | None = None,
-        redactor: Redactor | None = None,
         folder: FolderWatch | None = None,
-        heartbeat: Heartbeat | None = None,
-        replay: Replay | None = None,
-        since: datetime | None = None,
     ) -> None:
+        options = options or FollowerOptions()
+        checkpoints = self.checkpoints = options.checkpoints
         self.sources: list[Source] = []
         self.delivery = delivery
-        self.family = family
-        self.core = core or CoreState(SessionBook(settings))
+        self.family = options.family
+        self.core = core or CoreState(SessionBook(options.session_settings))
         self.book = self.core.book
         self.readers = self.core.readers
-        self.checkpoints = checkpoints
         self.folder = folder  # new files in it become sources as they appear
-        self.heartbeat = heartbeat
+        self.heartbeat = options.heartbeat
         self._folder_scanned = False
-        self.redactor = redactor or Redactor()  # secrets out before the session cuts previews
-        self.clock, self.wall_clock = clock, wall_clock
-        self.log = log or EventLog(None)
-        self.render_every_s = render_every_s
-        self.progress = progress
-        self.replay = replay  # --replay-speed: records applied at their log's pace
-        self.since = since  # --since: a session last active before then is read, not posted
+        self.redactor = options.redactor or Redactor()  # secrets out before previews are cut
+        self.clock, self.wall_clock = options.clock, options.wall_clock
+        self.log = options.log or EventLog(None)
+        self.render_every_s = options.render_every_s
+        self.progress = options.progress
+        self.replay = options.replay  # --replay-speed: records applied at their log's pace
+        self.since = options.since  # --since: a session last active before then is not posted
         self._skipped_said = core is not None  # how many --since left out: said at a first start
         self._caught_up = False  # a turn found nothing more to read: what was there is read
         self.counts = FollowCounts()
@@ -149,10 +174,10 @@ class Follower:
             for new_file in found:
                 self.add_source(new_file)
             if found:  # one line per scan, however many files it found
-                self.log.event("files_found", count=len(found),
-                               sources=[new_file.name for new_file in found[:5]])  # fmt: skip
+                names = tuple(new_file.name for new_file in found[:5])
+                self.log.event(events.FilesFound(len(found), names))
             for event in self.folder.take_events():  # a folder it may not read, for a while
-                self._tell(self.folder.name, event)
+                self._tell(event)
             self._folder_scanned = True
         for source in self.sources:
             reader = self.readers[source.name]
@@ -187,7 +212,7 @@ class Follower:
         ended = ending()
         if ended is None:
             return []
-        self.log.event("agent_ended", source=source.name, code=ended.code, signal=ended.signal)
+        self.log.event(events.AgentEnded(source.name, ended.code, ended.signal))
         return exit_records(sessions, ended.code, ended.signal, reader.stats.lines + 1)
 
     def _take(self, reader: SourceReader, records: list[Record], now: datetime) -> None:
@@ -204,7 +229,7 @@ class Follower:
             return
         self._said.add(reader.source)
         self.not_understood.append(said)
-        self.log.event("not_understood", source=reader.source, first_line=reader.first_line)
+        self.log.event(events.NotUnderstood(reader.source, reader.first_line))
         print(f"slacktail: {said}", file=sys.stderr)
 
     @property
@@ -214,14 +239,11 @@ class Follower:
         counts = self.counts
         return counts.records == counts.unparsed and not self.book.sessions and not self._archived
 
-    def _tell(self, source: str, event: SourceEvent | LineOverLimit) -> None:
-        """What reading goes on through, said once: on stderr and in the log."""
-        if isinstance(event, LineOverLimit):
-            self.log.event("line_over_limit", source=source, line=event.number, limit=event.limit)
-            print(f"slacktail: warning: {event.text(source)}", file=sys.stderr)
-            return
-        self.log.event(event.name, source=source, **dict(event.detail))
-        print(f"slacktail: {event.text}", file=sys.stderr)
+    def _tell(self, said: SourceEvent) -> None:
+        """What reading goes on through, said once: in the log and, for a person, on stderr."""
+        self.log.event(said.event)
+        if said.text is not None:
+            print(f"slacktail: {said.text}", file=sys.stderr)
 
     def _records(
         self, reader: SourceReader, item: Line | LongLine | LineOverLimit | Truncated | SourceEvent
@@ -233,15 +255,19 @@ class Follower:
             return reader.feed(item.data, item.number)
         if isinstance(item, LongLine):
             self.counts.long_lines += 1
-            self.log.event("long_line", source=reader.source, line=item.number, bytes=item.size)
+            self.log.event(events.LongLine(reader.source, item.number, item.size))
             reason = f"line of {item.size:,} bytes, over the limit"
             return [Unparsed(Origin("", None, item.number), reason=reason)]
-        if isinstance(item, (LineOverLimit, SourceEvent)):
-            self._tell(reader.source, item)
+        if isinstance(item, LineOverLimit):
+            over = events.LineOverLimit(reader.source, item.number, item.limit)
+            self._tell(SourceEvent(over, f"warning: {item.text(reader.source)}"))
             return []
-        name = "rotated" if isinstance(item, Rotated) else "truncated"
+        if isinstance(item, SourceEvent):
+            self._tell(item)
+            return []
+        cut = events.Rotated if isinstance(item, Rotated) else events.Truncated
         # offset: the bytes read of the file before (``at`` is every event's time)
-        self.log.event(name, source=reader.source, offset=item.offset, size=item.size)
+        self.log.event(cut(reader.source, item.offset, item.size))
         return []
 
     def _rebuild(self, name: str, item: Rewritten) -> SourceReader:
@@ -261,7 +287,7 @@ class Follower:
         self._finished.discard(name)
         self._unsaved = True
         reader = self.readers[name] = SourceReader(name, family=self.family)
-        self.log.event("rewritten", source=name, size=item.size, sessions=len(dropped))
+        self.log.event(events.Rewritten(name, item.size, len(dropped)))
         return reader
 
     def _apply(self, reader: SourceReader, records: list[Record], now: datetime) -> None:
@@ -277,8 +303,8 @@ class Follower:
                 continue
             if session.session_id not in self._families:
                 self._families[session.session_id] = reader.family or ""
-                self.log.event("session_started", session=session.session_id,
-                               agent=session.info.agent or None, source=reader.source)  # fmt: skip
+                agent = session.info.agent or None
+                self.log.event(events.SessionStarted(session.session_id, agent, reader.source))
             self._touched.add(session.session_id)
             if produced is not None:
                 produced.add(session.session_id)
@@ -320,7 +346,7 @@ class Follower:
         skipped = sum(1 for s in self.book.sessions.values() if self._before_since(s))
         if skipped:
             since = self.since.isoformat(timespec="minutes") if self.since is not None else ""
-            self.log.event("sessions_skipped", count=skipped, since=since)
+            self.log.event(events.SessionsSkipped(skipped, since))
             print(f"slacktail: {skipped} session(s) last active before {since} were read but "
                   "not posted (--since)", file=sys.stderr)  # fmt: skip
 
@@ -377,7 +403,7 @@ class Follower:
         except SlackError as error:  # e.g. the token was revoked: what was read is kept
             self.stopped = str(error)
             self._beat()
-            self.log.event("delivery_stopped", error=str(error))
+            self.log.event(events.DeliveryStopped(str(error)))
             self.save_checkpoint(force=True)
             raise
         except Stopped:
@@ -403,12 +429,11 @@ class Follower:
         finally:
             self.save_checkpoint(force=True)
             self.stopping.ended(done)
-        counts = self.delivery.counts
-        outcome = "delivered" if done else "delivery_incomplete"
-        self.log.event(outcome, sessions=len(self.book.sessions),
-                       records=self.counts.records, unparsed=self.counts.unparsed,
-                       posts=counts.posts, updates=counts.updates, rate_limited=counts.rate_limited,
-                       retries=counts.retries, waiting=self.delivery.pending)  # fmt: skip
+        sent = self.delivery.counts
+        outcome = events.Delivered if done else events.DeliveryIncomplete
+        self.log.event(outcome(len(self.book.sessions), self.counts.records,
+                               self.counts.unparsed, sent.posts, sent.updates, sent.rate_limited,
+                               sent.retries, self.delivery.pending))  # fmt: skip
 
     def _flush(self, deadline_s: float | None) -> bool:
         """Render and send everything; a thread started again meanwhile (its root was
@@ -449,7 +474,7 @@ class Follower:
             self.book.release(session_id)
             self._archived.add(session_id)
             self._unsaved = True
-            self.log.event("session_retired", session=session_id)
+            self.log.event(events.SessionRetired(session_id))
 
     def _unarchive(self, session_id: str) -> None:
         self._archived.discard(session_id)

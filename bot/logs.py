@@ -1,6 +1,6 @@
 """What slacktail says about itself: one structured line per notable event (JSON on stderr,
-never one per record), and Python's logging (slacktail's modules, slack_sdk) at the level the
-settings ask for.
+never one per record; the events are listed in ``bot.events``), and Python's logging, for debug
+diagnostics (slacktail's modules, slack_sdk), at the level the settings ask for.
 
 Never a secret, at any level: every event line, log line and traceback goes through the same
 ``Redactor`` as what is posted, which also knows slacktail's own tokens by value. slack_sdk at
@@ -13,10 +13,11 @@ from __future__ import annotations
 import logging
 import sys
 import time
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import orjson
 
+from bot.events import Event
 from bot.redaction import Redactor
 
 if TYPE_CHECKING:  # the settings' pydantic is not imported for a command that has none
@@ -28,8 +29,9 @@ _FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
 class EventLog:
-    """``event("posted", session=..., key=...)`` writes one JSON line; ``None`` stream: quiet.
-    With a ``redactor``, each line is redacted before it is written."""
+    """``event(SessionStarted(session=..., ...))`` writes one JSON line: ``at`` (the time),
+    ``event`` (its name), then its fields. ``None`` stream: quiet. With a ``redactor``, each
+    line is redacted before it is written."""
 
     def __init__(
         self, stream: TextIO | None = sys.stderr, redactor: Redactor | None = None
@@ -37,10 +39,10 @@ class EventLog:
         self.stream = stream
         self.redactor = redactor
 
-    def event(self, name: str, **fields: Any) -> None:
+    def event(self, event: Event) -> None:
         if self.stream is None:
             return
-        line = {"at": round(time.time(), 3), "event": name, **fields}
+        line = {"at": round(time.time(), 3), "event": event.name, **event.fields()}
         self.stream.write(self.redacted(orjson.dumps(line, default=str).decode()) + "\n")
         self.stream.flush()
 

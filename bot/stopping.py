@@ -12,6 +12,7 @@ import threading
 from collections.abc import Callable
 
 from blocks.figures import plural
+from bot import events
 from bot.logs import EventLog
 
 DRAIN_S = 30.0  # after a stop, delivery goes on this long at most
@@ -58,4 +59,4 @@ class Stopping:
 
     def _say(self, text: str) -> None:
         print(f"slacktail: {text}", file=sys.stderr)
-        self.log.event("stopping", said=text)
+        self.log.event(events.Stopping(text))

@@ -31,6 +31,7 @@ from typing import Any
 
 import orjson
 
+from bot import events
 from bot.delivery.ledger import Ledger, Sent
 from bot.errors import StateError, StateUnavailable
 from bot.logs import EventLog
@@ -107,13 +108,13 @@ class Store:
             if not isinstance(error, sqlite3.DatabaseError) or not _corrupt(error):
                 raise _unusable(path, error) from None
             aside = _set_aside(path)
-            log.event("state_set_aside", path=str(path), moved_to=str(aside), error=str(error))
+            log.event(events.StateSetAside(str(path), str(aside), str(error)))
             try:
                 return cls(_connect(path), path, recovered=True)
             except sqlite3.Error as again:
                 raise _unusable(path, again) from None
         if emptied:
-            log.event("state_emptied", path=str(path), looking_before_posting=True)
+            log.event(events.StateEmptied(str(path), looking_before_posting=True))
         return store
 
     def close(self) -> None:

@@ -19,9 +19,15 @@ from typing import cast
 
 from bot.checkpoints import Restored
 from bot.errors import InputError
-from bot.sources.document import DocumentFollower, is_document_file
-from bot.sources.folder import SESSION_FILES, FolderWatch, is_folder_target, split_target
-from bot.sources.follow import FileFollower
+from bot.sources.document import DocumentFollower, DocumentOptions, is_document_file
+from bot.sources.folder import (
+    SESSION_FILES,
+    FolderOptions,
+    FolderWatch,
+    is_folder_target,
+    split_target,
+)
+from bot.sources.follow import FileFollower, FileOptions
 from bot.sources.pipe import is_stream, open_stream
 from bot.sources.position import DocumentPosition, FilePosition, stored_position
 from bot.sources.source import Source
@@ -84,9 +90,9 @@ def target_for(
     if is_stream(path):
         return _pipe(path, restored, max_line_bytes)
     if is_folder_target(path):
-        folder = FolderWatch(path, patterns=patterns or SESSION_FILES, stop_at_end=once,
-                             resume=lambda p: _resume(restored, str(p)),
-                             max_line_bytes=max_line_bytes)  # fmt: skip
+        options = FolderOptions(patterns or SESSION_FILES, stop_at_end=once,
+                                max_line_bytes=max_line_bytes)  # fmt: skip
+        folder = FolderWatch(path, options, resume=lambda p: _resume(restored, str(p)))
         return Target(folder=folder)
     return _file(path, once=once, restored=restored, max_line_bytes=max_line_bytes)
 
@@ -97,8 +103,10 @@ def _file(path: str, *, once: bool, restored: Restored, max_line_bytes: int) -> 
     if isinstance(resume, DocumentPosition) or (
         resume is None and is_document_file(Path(path), look_inside=True)
     ):  # a .traj, a session document, a stored run: rewritten whole, not appended to
-        return Target([DocumentFollower(path, resume=resume, stop_at_end=once)], size=size)
-    follower = FileFollower(path, stop_at_end=once, resume=resume, max_line_bytes=max_line_bytes)
+        document = DocumentFollower(path, DocumentOptions(stop_at_end=once), resume=resume)
+        return Target([document], size=size)
+    options = FileOptions(stop_at_end=once, max_line_bytes=max_line_bytes)
+    follower = FileFollower(path, options, resume=resume)
     return Target([follower], size=size)
 
 
@@ -127,7 +135,8 @@ def _stdin(restored: Restored, spool_dir: Path | None, max_line_bytes: int) -> T
         resume = _resume(restored, str(path))
         if not isinstance(resume, FilePosition):
             resume = None  # a spool is never a document
-        left = FileFollower(path, stop_at_end=True, resume=resume, max_line_bytes=max_line_bytes)
+        options = FileOptions(stop_at_end=True, max_line_bytes=max_line_bytes)
+        left = FileFollower(path, options, resume=resume)
         target.sources.append(left)
         target.spools.append((left, path))
     target.sources.append(spool)

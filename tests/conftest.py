@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import io
 import os
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import orjson
 import pytest
 
 from bot.build import stale_modules
 from bot.localslack import LocalSlack
+from bot.logs import EventLog
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("SLACKTAIL_SHARED", ROOT.parent / "shared"))
@@ -49,6 +52,25 @@ def corpus_files() -> list[Path]:
     if not CORPUS.is_dir():
         return []
     return sorted(p for p in CORPUS.glob("*/*") if p.is_file() and p.suffix != ".md")
+
+
+class Logged:
+    """An ``EventLog`` that writes to memory (``log``), and the events it wrote."""
+
+    def __init__(self) -> None:
+        self.stream = io.StringIO()
+        self.log = EventLog(self.stream)
+
+    def all(self) -> list[dict[str, object]]:
+        return [orjson.loads(line) for line in self.stream.getvalue().splitlines()]
+
+    def named(self, name: str) -> list[dict[str, object]]:
+        """The lines of the events ``name``, without ``at`` (the time), in order."""
+        return [
+            {key: value for key, value in line.items() if key != "at"}
+            for line in self.all()
+            if line["event"] == name
+        ]
 
 
 class FakeClock:

@@ -20,19 +20,19 @@ import pytest
 from bot.checkpoints import Checkpoints
 from bot.delivery import Delivery, SlackApi
 from bot.errors import Stopped
-from bot.follower import RETIRE_AFTER_S, RETIRE_EVERY_S, Follower
+from bot.follower import RETIRE_AFTER_S, RETIRE_EVERY_S, Follower, FollowerOptions
 from bot.localslack import LocalSlack
 from bot.logs import EventLog
 from bot.session import SessionStatus, ToolStatus
 from bot.sources.document import DocumentFollower
-from bot.sources.folder import FolderWatch
-from bot.sources.follow import FileFollower
+from bot.sources.folder import FolderOptions, FolderWatch
+from bot.sources.follow import FileFollower, FileOptions
 from bot.sources.opening import RETRY_S
 from bot.sources.position import stored_position
 from bot.sources.stream import StreamReader
 from bot.sources.watch import ChangeWatch
 from bot.store import Store
-from tests.conftest import FIXTURES, FakeClock
+from tests.conftest import FIXTURES, FakeClock, Logged
 from tests.sources.helpers import Denied, wait_until
 
 TOKEN = "xoxb-follower"
@@ -72,13 +72,21 @@ def test_an_idle_finished_session_leaves_memory_and_comes_back_for_a_late_record
 ) -> None:
     log = tmp_path / "agent.jsonl"
     log.write_bytes(session_lines("old", "first answer"))
-    clock, wall = FakeClock(), WallClock()
+    clock, wall, logged = FakeClock(), WallClock(), Logged()
     store = Store.open(tmp_path / "state")
     with LocalSlack(token=TOKEN, rate_limits=False) as slack:
         delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id(), clock=clock,
                             sleep=clock.sleep, ledger=store.ledger("T/C/"))  # fmt: skip
-        follower = Follower([FileFollower(log)], delivery, clock=clock, wall_clock=wall,
-                            checkpoints=Checkpoints(store, "job", clock=clock))  # fmt: skip
+        follower = Follower(
+            [FileFollower(log)],
+            delivery,
+            FollowerOptions(
+                clock=clock,
+                wall_clock=wall,
+                checkpoints=Checkpoints(store, "job", clock=clock),
+                log=logged.log,
+            ),
+        )
         turn(follower)
         assert "old" in follower.book.sessions
 
@@ -92,6 +100,7 @@ def test_an_idle_finished_session_leaves_memory_and_comes_back_for_a_late_record
         turn(follower)
         assert "old" not in follower.book.sessions
         assert store.archived_ids("job") == {"old"}
+        assert logged.named("session_retired") == [{"event": "session_retired", "session": "old"}]
 
         with log.open("ab") as more:  # the session is resumed days later, in the same file
             late = {"id": "old-m2", "content": [{"type": "text", "text": "a late word"}]}
@@ -117,7 +126,9 @@ def test_a_stop_leaves_running_sessions_running_for_the_next_start(tmp_path: Pat
     with LocalSlack(token=TOKEN, rate_limits=False) as slack:
         delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id(), clock=clock,
                             sleep=clock.sleep)  # fmt: skip
-        follower = Follower([FileFollower(log)], delivery, clock=clock, wall_clock=WallClock())
+        follower = Follower(
+            [FileFollower(log)], delivery, FollowerOptions(clock=clock, wall_clock=WallClock())
+        )
         follower.read()
         stop = threading.Event()
         stop.set()  # SIGTERM: slacktail stops, the agent goes on
@@ -147,7 +158,9 @@ def test_a_rewritten_document_builds_its_sessions_again_instead_of_adding_to_the
     with LocalSlack(token=TOKEN, rate_limits=False) as slack:
         delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id(), clock=clock,
                             sleep=clock.sleep)  # fmt: skip
-        follower = Follower([DocumentFollower(traj)], delivery, clock=clock, wall_clock=WallClock())
+        follower = Follower(
+            [DocumentFollower(traj)], delivery, FollowerOptions(clock=clock, wall_clock=WallClock())
+        )
         turn(follower)
         assert kinds(follower, "run-7") == ["user", "text", "tools", "result"]
         traj.write_bytes(trajectory({"role": "user", "content": "and add a test"}))
@@ -166,8 +179,13 @@ def test_a_retired_session_of_a_rewritten_document_is_built_again_not_brought_ba
     with LocalSlack(token=TOKEN, rate_limits=False) as slack:
         delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id(), clock=clock,
                             sleep=clock.sleep, ledger=store.ledger("T/C/"))  # fmt: skip
-        follower = Follower([DocumentFollower(traj)], delivery, clock=clock, wall_clock=wall,
-                            checkpoints=Checkpoints(store, "job", clock=clock))  # fmt: skip
+        follower = Follower(
+            [DocumentFollower(traj)],
+            delivery,
+            FollowerOptions(
+                clock=clock, wall_clock=wall, checkpoints=Checkpoints(store, "job", clock=clock)
+            ),
+        )
         turn(follower)
         clock.advance(RETIRE_EVERY_S)
         wall.now += timedelta(seconds=RETIRE_AFTER_S)
@@ -193,7 +211,9 @@ def test_a_rotated_file_is_logged_with_its_offset_and_at_stays_the_time(tmp_path
     written = io.StringIO()
     with LocalSlack(token=TOKEN, rate_limits=False) as slack:
         delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id())
-        follower = Follower([FileFollower(log_file)], delivery, log=EventLog(written))
+        follower = Follower(
+            [FileFollower(log_file)], delivery, FollowerOptions(log=EventLog(written))
+        )
         follower.read()
         size = log_file.stat().st_size
         log_file.rename(tmp_path / "agent.jsonl.1")
@@ -203,6 +223,43 @@ def test_a_rotated_file_is_logged_with_its_offset_and_at_stays_the_time(tmp_path
     assert rotated["offset"] == size
     assert rotated["size"] == log_file.stat().st_size
     assert isinstance(rotated["at"], float) and rotated["at"] > 1_700_000_000  # a time
+
+
+def test_a_run_says_each_session_started_a_file_cut_and_what_it_delivered_once_each(
+    tmp_path: Path,
+) -> None:
+    log_file = tmp_path / "agent.jsonl"
+    log_file.write_bytes(session_lines("s1", "one") + session_lines("s2", "two"))
+    logged = Logged()
+    with LocalSlack(token=TOKEN, rate_limits=False) as slack:
+        delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id(), log=logged.log)
+        follower = Follower([FileFollower(log_file)], delivery, FollowerOptions(log=logged.log))
+        follower.read()
+        read = log_file.stat().st_size
+        log_file.write_bytes(session_lines("s3", "three"))  # copytruncate, then written anew
+        follower.read()
+        follower.finish()
+        posted = sum(r.method == "chat.postMessage" and r.error is None for r in slack.requests)
+    started = [
+        {"event": "session_started", "session": sid, "agent": "Claude Code",
+         "source": str(log_file)} for sid in ("s1", "s2", "s3")
+    ]  # fmt: skip
+    assert logged.named("session_started") == started
+    size = log_file.stat().st_size
+    cut = {"event": "truncated", "source": str(log_file), "offset": read, "size": size}
+    assert logged.named("truncated") == [cut]
+    (delivered,) = logged.named("delivered")
+    assert delivered == {
+        "event": "delivered", "sessions": 3, "records": 9, "unparsed": 0, "posts": posted,
+        "updates": delivery.counts.updates, "rate_limited": 0, "retries": 0, "waiting": 0,
+    }  # fmt: skip
+    assert [line["event"] for line in logged.all()] == [
+        "session_started",
+        "session_started",
+        "truncated",
+        "session_started",
+        "delivered",
+    ]
 
 
 def test_a_file_in_a_followed_folder_it_cannot_read_is_said_once_and_read_once_it_can_be(
@@ -215,12 +272,16 @@ def test_a_file_in_a_followed_folder_it_cannot_read_is_said_once_and_read_once_i
     denied.deny(locked)
     clock, written = FakeClock(), io.StringIO()
     watch = ChangeWatch(events=False, poll_interval=1.0, clock=clock)
-    folder = FolderWatch(str(tmp_path), watch=watch, clock=clock)
+    folder = FolderWatch(str(tmp_path), FolderOptions(clock=clock), watch=watch)
     with LocalSlack(token=TOKEN, rate_limits=False) as slack:
         delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id(), clock=clock,
                             sleep=clock.sleep)  # fmt: skip
-        follower = Follower([], delivery, clock=clock, wall_clock=WallClock(), folder=folder,
-                            log=EventLog(written))  # fmt: skip
+        follower = Follower(
+            [],
+            delivery,
+            FollowerOptions(clock=clock, wall_clock=WallClock(), log=EventLog(written)),
+            folder=folder,
+        )
         for _ in range(3):  # turns go on, the file is tried again, and said only once
             turn(follower)
             clock.advance(RETRY_S)
@@ -249,7 +310,7 @@ def test_a_line_with_no_end_is_said_while_it_lasts_and_memory_stays_bounded(
     with os.fdopen(read_end, "rb") as pipe, LocalSlack(token=TOKEN, rate_limits=False) as slack:
         stream = StreamReader(pipe, name="agent", max_line_bytes=1024)
         delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id())
-        follower = Follower([stream], delivery, log=EventLog(written))
+        follower = Follower([stream], delivery, FollowerOptions(log=EventLog(written)))
         os.write(write_end, b"\0" * 4096)  # /dev/zero, as ``run -- cat /dev/zero`` gives it
         wait_until(lambda: follower.read() > 0 or bool(events(written, "line_over_limit")))
         os.close(write_end)
@@ -286,9 +347,13 @@ class Backlog:
         api = SlackApi(TOKEN, self.slack.base_url)
         delivery = Delivery(api, self.slack.channel_id(), clock=self.clock, sleep=sleep,
                             ledger=self.store.ledger("T/C/"))  # fmt: skip
-        source = FileFollower(self.log, resume=resume, stop_at_end=restored)  # type: ignore[arg-type]
-        return Follower([source], delivery, clock=self.clock, wall_clock=WallClock(),
-                        checkpoints=checkpoints, core=core)  # fmt: skip
+        source = FileFollower(self.log, FileOptions(stop_at_end=restored), resume=resume)  # type: ignore[arg-type]
+        return Follower(
+            [source],
+            delivery,
+            FollowerOptions(clock=self.clock, wall_clock=WallClock(), checkpoints=checkpoints),
+            core=core,
+        )
 
 
 def stopped_run(follower: Follower) -> None:

@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from bot.events import SessionStarted
 from bot.logs import EventLog
 from bot.progress import EVERY_S, MIN_BYTES, ProgressBar
 from tests.conftest import FakeClock
@@ -82,12 +83,12 @@ def test_a_line_written_to_stderr_while_the_bar_is_shown_goes_above_it(
     bar = ProgressBar(10, "a.jsonl", stream, min_bytes=0)
     bar.update(5)
     with bar.lines_above(log):
-        log.event("session_started", session="s")
+        log.event(SessionStarted("s", agent=None, source="a.jsonl"))
         print("slacktail: a notice", file=sys.stderr)
     bar.close()
     drawn, clear = "\r" + bar.line(), "\r\x1b[2K"
     event, notice, last = stream.getvalue().split("\n")
-    assert event.startswith(drawn + clear + '{"at":') and event.endswith('"session":"s"}')
+    assert event.startswith(drawn + clear + '{"at":') and event.endswith('"source":"a.jsonl"}')
     assert notice == drawn + clear + "slacktail: a notice"
     assert last == drawn + clear
     assert sys.stderr is stream and log.stream is stream  # put back

@@ -11,12 +11,12 @@ import pytest
 
 from bot.checkpoints import Checkpoints
 from bot.delivery import Delivery, SlackApi
-from bot.follower import Follower
+from bot.follower import Follower, FollowerOptions
 from bot.formats.reader import SourceReader
 from bot.localslack import LocalSlack
 from bot.records import Origin, Record, UserText
 from bot.replay import Replay
-from bot.sources.follow import FileFollower
+from bot.sources.follow import FileFollower, FileOptions
 from bot.store import Store
 from tests.conftest import FakeClock
 
@@ -116,8 +116,11 @@ def test_a_follower_replaying_applies_the_log_as_it_ran_and_commits_no_position_
     with LocalSlack(token=TOKEN, rate_limits=False) as slack:
         delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id(), clock=clock,
                             sleep=clock.sleep)  # fmt: skip
-        follower = Follower([FileFollower(log, stop_at_end=True)], delivery, clock=clock,
-                            checkpoints=checkpoints, replay=Replay(30, clock=clock))  # fmt: skip
+        follower = Follower(
+            [FileFollower(log, FileOptions(stop_at_end=True))],
+            delivery,
+            FollowerOptions(clock=clock, checkpoints=checkpoints, replay=Replay(30, clock=clock)),
+        )
         follower.read()
         follower.read()  # the file's end: the source closes, two records still held
         assert follower.counts.records == 1
@@ -151,8 +154,11 @@ def test_a_replayed_session_runs_in_its_logs_time_not_idle_for_being_old(tmp_pat
     with LocalSlack(token=TOKEN, rate_limits=False) as slack:
         delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id(), clock=clock,
                             sleep=clock.sleep)  # fmt: skip
-        follower = Follower([FileFollower(log, stop_at_end=True)], delivery, clock=clock,
-                            replay=Replay(30, clock=clock))  # fmt: skip
+        follower = Follower(
+            [FileFollower(log, FileOptions(stop_at_end=True))],
+            delivery,
+            FollowerOptions(clock=clock, replay=Replay(30, clock=clock)),
+        )
         follower.read()
         clock.advance(1.5)  # 45 s into the log: its second record came at 30 s
         follower.read()

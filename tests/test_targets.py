@@ -18,7 +18,7 @@ from bot.cli import main
 from bot.delivery import Delivery, Pacing, SlackApi
 from bot.follower import Follower
 from bot.localslack import LocalSlack
-from bot.sources.folder import FolderWatch
+from bot.sources.folder import FolderOptions, FolderWatch
 from bot.store import default_state_dir
 from tests.conftest import FIXTURES, WORKSPACE_TOKEN, corpus_file
 from tests.sources.helpers import Denied
@@ -181,7 +181,7 @@ def test_a_subagents_file_in_a_followed_folder_is_attached_to_its_task(tmp_path:
                       message={"role": "user", "content": [result]},
                       toolUseResult={"status": "completed", "agentId": "afc096d"})
     )  # fmt: skip
-    folder = FolderWatch(str(tmp_path / "projects"), stop_at_end=True)
+    folder = FolderWatch(str(tmp_path / "projects"), FolderOptions(stop_at_end=True))
     with LocalSlack(token=TOKEN, rate_limits=False) as slack:
         delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id(),
                             pacing=Pacing(scale=100))  # fmt: skip

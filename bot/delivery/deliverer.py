@@ -30,6 +30,7 @@ from typing import Any
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
 from blocks.message import Message
+from bot import events
 from bot.delivery.ledger import Ledger, digest
 from bot.delivery.pacing import Bucket, Pacing
 from bot.delivery.slack_api import SlackApi
@@ -176,7 +177,7 @@ class Delivery:
                     self._slack_answered()
                     bucket.pause(self.clock(), error.retry_after)
                     self.counts = _add(self.counts, rate_limited=1)
-                    self.log.event("rate_limited", method=str(error), retry_after=error.retry_after)
+                    self.log.event(events.RateLimited(str(error), error.retry_after))
                 except SlackUnavailable as error:  # retries ran out: keep it, try again later
                     return self._slack_away(str(error))
                 return 0.0
@@ -195,13 +196,13 @@ class Delivery:
         self._outage_pause = pause
         for bucket in self.pacing.all():
             bucket.pause(now, pause)
-        self.log.event("slack_unavailable", error=error, retry_in_s=pause, waiting=self.pending)
+        self.log.event(events.SlackUnavailable(error, pause, waiting=self.pending))
         return pause
 
     def _slack_answered(self) -> None:
         if self.outage_since is not None:
-            self.log.event("slack_back", after_s=round(self.clock() - self.outage_since, 1),
-                           waiting=self.pending)  # fmt: skip
+            away = round(self.clock() - self.outage_since, 1)
+            self.log.event(events.SlackBack(away, self.pending))
         self.outage_since, self._outage_pause = None, 0.0
 
     def flush(
@@ -317,7 +318,7 @@ class Delivery:
             if wanted.key == "root" and self.thread_ts is None:
                 self._thread_gone(wanted.session_id, "its root was deleted")
                 return
-            self.log.event("message_deleted", session=wanted.session_id, key=wanted.key)
+            self.log.event(events.MessageDeleted(wanted.session_id, wanted.key))
             self.ledger.forget(wanted.session_id, wanted.key)  # posted again as new
             return
         self.ledger.record(wanted.session_id, wanted.key, sent.ts, wanted.digest)
@@ -330,7 +331,7 @@ class Delivery:
         posted any more: that is the user's to fix."""
         if self.thread_ts is not None:
             raise SlackSetupError(f"the thread {self.thread_ts} (--thread-ts) is gone: {why}")
-        self.log.event("thread_restarted", session=session_id, reason=why)
+        self.log.event(events.ThreadRestarted(session_id, why))
         self.ledger.forget_thread(session_id)
         for entry in [entry for entry in self._wanted if entry[0] == session_id]:
             del self._wanted[entry]
@@ -379,12 +380,12 @@ class Delivery:
 
     def _sleep_for_retry(self, seconds: float) -> None:
         self.counts = _add(self.counts, retries=1)
-        self.log.event("retry", after_s=round(seconds, 2))
+        self.log.event(events.Retry(round(seconds, 2)))
         self.sleep(seconds)
 
     def _note_fallback(self, wanted: Wanted, error: str) -> None:
         self.counts = _add(self.counts, fallbacks=1)
-        self.log.event("fallback_payload", session=wanted.session_id, key=wanted.key, error=error)
+        self.log.event(events.FallbackPayload(wanted.session_id, wanted.key, error))
 
 
 def _due(wanted: Wanted) -> tuple[float, float]:

@@ -11,6 +11,7 @@ from typing import TypeVar
 
 from tenacity import RetryCallState, Retrying, retry_if_exception_type
 
+from bot import events
 from bot.delivery.slack_api import SlackApi
 from bot.errors import RateLimited, SlackUnavailable
 from bot.logs import EventLog
@@ -46,8 +47,7 @@ def _until_answered(call: Callable[[], T], what: str, log: EventLog,
         outcome = state.outcome
         error = outcome.exception() if outcome is not None else None
         seconds = float(state.next_action.sleep) if state.next_action is not None else 0.0
-        log.event("slack_unavailable", during="start-up", call=what, error=str(error),
-                  retry_in_s=round(seconds, 1))  # fmt: skip
+        log.event(events.SlackUnavailable(str(error), round(seconds, 1), call=what))
 
     retrying = Retrying(
         retry=retry_if_exception_type((SlackUnavailable, RateLimited)),

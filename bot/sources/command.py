@@ -32,9 +32,10 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import BinaryIO
 
+from bot import events
 from bot.errors import InputError
 from bot.sources.lines import DEFAULT_MAX_LINE_BYTES
-from bot.sources.source import Item
+from bot.sources.source import Item, SourceEvent
 from bot.sources.stream import StreamReader
 
 log = logging.getLogger(__name__)
@@ -65,7 +66,7 @@ class AgentCommand:
     """The agent's process and its stdout as a source.
 
     ``passthrough`` receives a copy of everything the agent writes (``None``: no copy); a copy
-    that fails (a closed pipe) is given up, logged once, and reading goes on. With
+    that fails (a closed pipe) is given up, said once, and reading goes on. With
     ``forward_signals`` (and on the main thread only) SIGINT and SIGTERM handlers are installed
     until ``close()``; a signal that comes once the agent exited goes to ``after_exit``
     instead. If the agent exited but its stdout stays open (something it started holds it) for
@@ -96,6 +97,8 @@ class AgentCommand:
         self._after_exit = after_exit
         self._quiet_since: float | None = None  # after the agent exited: since when no data
         self._received = 0
+        self._copy_error: str | None = None  # why the copy was given up (said once)
+        self._copy_error_said = False
         self._previous: dict[int, _Handler] = {}
         self._process = _start(self.argv, env)
         stdout = self._process.stdout
@@ -125,12 +128,15 @@ class AgentCommand:
 
     def read_available(self) -> list[Item]:
         items = self._reader.read_available()
+        copy_error = self._copy_error
+        if copy_error is not None and not self._copy_error_said:
+            self._copy_error_said = True
+            text = f"warning: {self.name}: no longer copying its output: {copy_error}"
+            items.insert(0, SourceEvent(events.OutputNotCopied(self.name, copy_error), text))
         if not self._reader.closed and self._stdout_abandoned():
-            log.warning(
-                "%s exited, and its output stayed open but quiet for %.1f s; taking it as ended",
-                self.name,
-                self._exit_grace,
-            )
+            text = (f"{self.name} exited, and its output stayed open but quiet for "
+                    f"{self._exit_grace:g} s; taking it as ended")  # fmt: skip
+            items.append(SourceEvent(events.OutputAbandoned(self.name, self._exit_grace), text))
             items.extend(self._reader.finish_now())
         return items
 
@@ -163,7 +169,7 @@ class AgentCommand:
 
     def forward_signal(self, signum: int) -> None:
         """Send ``signum`` to the agent (nothing if it already exited)."""
-        log.info("forwarding %s to %s", signal.Signals(signum).name, self.name)
+        log.debug("forwarding %s to %s", signal.Signals(signum).name, self.name)
         self._process.send_signal(signum)
 
     def close(self) -> None:
@@ -188,7 +194,7 @@ class AgentCommand:
             target.write(chunk)
             target.flush()
         except (OSError, ValueError) as error:  # a closed pipe (``| head``), a closed file
-            log.warning("%s: no longer copying its output: %s", self.name, error)
+            self._copy_error = str(error)  # said by the next read, on the main thread
             self._passthrough = None
 
     def _stdout_abandoned(self) -> bool:
@@ -211,7 +217,7 @@ class AgentCommand:
             return
         self.signals.append(signum)
         if signum == signal.SIGINT and sigint_reaches_agent_directly():
-            log.info("interrupt from the terminal: %s receives it too", self.name)
+            log.debug("interrupt from the terminal: %s receives it too", self.name)
             return
         self.forward_signal(signum)
 

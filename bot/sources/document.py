@@ -24,6 +24,7 @@ import logging
 import os
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
@@ -90,34 +91,47 @@ def _parses(data: bytes) -> bool:
     return True
 
 
+@dataclass(frozen=True)
+class DocumentOptions:
+    """How a document is followed. With ``stop_at_end`` the file is read once, as it is, and
+    the follower closes (backfill, ``--once``). A document over ``max_bytes`` is not read.
+    Without a ``ChangeWatch`` it is looked at every ``poll_interval`` seconds of ``clock``;
+    ``file_time_ns`` is the clock files' modification times are in."""
+
+    stop_at_end: bool = False
+    max_bytes: int = DOCUMENT_MAX
+    poll_interval: float = POLL_INTERVAL
+    clock: Callable[[], float] = time.monotonic
+    sleep: Callable[[float], None] = time.sleep
+    file_time_ns: Callable[[], int] = time.time_ns
+
+
 class DocumentFollower:
-    """The whole content of the JSON document at ``path``, each time it changes.
+    """The whole content of the JSON document at ``path``, each time it changes, followed as
+    ``options`` say.
 
     ``resume`` is the position a restart gives back (a ``FilePosition``: the path was followed
-    as lines before; its next content replaces what was read). With ``stop_at_end`` the file is
-    read once, as it is, and the follower closes (backfill, ``--once``).
+    as lines before; its next content replaces what was read); ``watch``: the ``ChangeWatch``
+    that says when it changed.
     """
 
     def __init__(
         self,
         path: Path | str,
+        options: DocumentOptions | None = None,
         *,
         resume: DocumentPosition | FilePosition | None = None,
-        stop_at_end: bool = False,
         watch: ChangeWatch | None = None,
-        max_bytes: int = DOCUMENT_MAX,
-        poll_interval: float = POLL_INTERVAL,
-        clock: Callable[[], float] = time.monotonic,
-        sleep: Callable[[float], None] = time.sleep,
-        file_time_ns: Callable[[], int] = time.time_ns,
     ) -> None:
+        options = options or DocumentOptions()
+        clock = options.clock
         self.path = Path(path)
         self.name = str(path)
-        self.stop_at_end = stop_at_end
-        self.poll_interval, self.clock, self.sleep = poll_interval, clock, sleep
-        self._file_time_ns = file_time_ns  # the clock files' modification times are in
+        self.stop_at_end = options.stop_at_end
+        self.poll_interval, self.clock, self.sleep = options.poll_interval, clock, options.sleep
+        self._file_time_ns = options.file_time_ns
         self._key = os.path.abspath(self.path)
-        self._max_bytes = max_bytes
+        self._max_bytes = options.max_bytes
         self._watch = watch
         if watch is not None:
             watch.watch_file(self.path)
@@ -204,8 +218,7 @@ class DocumentFollower:
         said = self._unreadable.cleared()
         self._seen, self._unsettled = seen, not self._settled(seen)
         if data is None:
-            self._unsettled = False
-            log.warning("%s: a document of %d bytes, over the limit: not read", self.name, seen[2])
+            self._unsettled = False  # over the limit: not read (the follower says so)
             return [*said, LongLine(1, seen[2], seen[2])]
         return [*said, *self._content(seen, data)]
 
@@ -228,7 +241,7 @@ class DocumentFollower:
             return []
         whole = _parses(data.removeprefix(BOM))
         if not whole and not self.stop_at_end:
-            log.info("%s: not a whole JSON document yet; waiting for it to change", self.name)
+            log.debug("%s: not a whole JSON document yet; waiting for it to change", self.name)
             return []
         items: list[Item] = [Rewritten(len(data))] if self._replaces else []
         if whole:

@@ -41,11 +41,13 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
+from bot import events
 from bot.errors import InputError
-from bot.sources.document import DocumentFollower, is_document_file
-from bot.sources.follow import FileFollower
+from bot.sources.document import DocumentFollower, DocumentOptions, is_document_file
+from bot.sources.follow import FileFollower, FileOptions
 from bot.sources.lines import DEFAULT_MAX_LINE_BYTES
 from bot.sources.patterns import FilePatterns
 from bot.sources.position import DocumentPosition, FilePosition
@@ -105,42 +107,55 @@ def left_out(path: Path) -> bool:
     return twin is not None and (path.parent / twin).is_file()
 
 
+@dataclass(frozen=True)
+class FolderOptions:
+    """How a folder is followed. ``patterns`` name the files under it (a glob target is its
+    own pattern); with ``stop_at_end`` each file is read to its end and closed (``--once``).
+    With file-system events the folders are scanned again when a file or folder appears, or
+    every ``rescan_interval`` seconds; files idle for ``close_idle_after`` seconds are closed
+    until they change; a line over ``max_line_bytes`` is skipped."""
+
+    patterns: Sequence[str] = SESSION_FILES
+    stop_at_end: bool = False
+    rescan_interval: float = RESCAN_S
+    close_idle_after: float | None = CLOSE_IDLE_S
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    clock: Callable[[], float] = time.monotonic
+
+
 class FolderWatch:
     """The session files under ``target`` (a folder or a glob), each as a ``FileFollower`` or,
-    for a document, a ``DocumentFollower``.
+    for a document, a ``DocumentFollower``, followed as ``options`` say.
 
-    ``patterns`` name the files under a folder (default ``SESSION_FILES``; a glob target is its
-    own pattern). ``resume(path)`` gives a file's stored position (None: read it from its
-    start); ``select(path)`` may leave files out (asked again at each scan until it takes them).
+    ``resume(path)`` gives a file's stored position (None: read it from its start);
+    ``select(path)`` may leave files out (asked again at each scan until it takes them);
+    ``watch``: the ``ChangeWatch`` of every file (default: one of its own).
     """
 
     def __init__(
         self,
         target: str,
+        options: FolderOptions | None = None,
         *,
-        patterns: Sequence[str] = SESSION_FILES,
         watch: ChangeWatch | None = None,
         resume: Resume | None = None,
         select: Callable[[Path], bool] | None = None,
-        stop_at_end: bool = False,
-        rescan_interval: float = RESCAN_S,
-        close_idle_after: float | None = CLOSE_IDLE_S,
-        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
-        clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        options = options or FolderOptions()
+        clock = options.clock
         self.name = target
-        self.root, self.patterns = split_target(target, patterns)
+        self.root, self.patterns = split_target(target, options.patterns)
         self._files = FilePatterns(self.patterns)
         self.watch = watch if watch is not None else ChangeWatch(clock=clock)
         self._own_watch = watch is None
         self.watch.watch_folder(self.root, recursive=True)
         self._resume = resume
         self._select = select
-        self.stop_at_end = stop_at_end
+        self.stop_at_end = options.stop_at_end
         polling = self.watch.recheck_interval
-        self._rescan_interval = rescan_interval if self.watch.events else polling
-        self._close_idle_after = close_idle_after
-        self._max_line_bytes = max_line_bytes
+        self._rescan_interval = options.rescan_interval if self.watch.events else polling
+        self._close_idle_after = options.close_idle_after
+        self._max_line_bytes = options.max_line_bytes
         self._clock = clock
         self._scanned_at = float("-inf")
         self.followers: dict[str, FollowedFile] = {}  # by absolute path
@@ -180,9 +195,9 @@ class FolderWatch:
 
     def take_events(self) -> list[SourceEvent]:
         """What the scans since the last call found: folders that cannot be listed (now), and
-        folders that can be again."""
-        events, self._events = self._events, []
-        return events
+        folders that can be again; and whether file-system events stopped (``polling``)."""
+        said, self._events = [*self._events, *self.watch.take_events()], []
+        return said
 
     def close(self) -> None:
         for follower in self.followers.values():
@@ -212,26 +227,25 @@ class FolderWatch:
             if folder not in self._unreadable:
                 text = (f"warning: {folder}: cannot read this folder ({reason}); following "
                         "the rest, and its files once it can be read")  # fmt: skip
-                detail = (("folder", folder), ("error", reason))
-                self._events.append(SourceEvent("unreadable", text, detail))
+                event = events.Unreadable(self.name, reason, folder=folder)
+                self._events.append(SourceEvent(event, text))
         for folder in sorted(self._unreadable.keys() - now.keys()):
             if os.path.isdir(folder):  # not gone
                 text = f"{folder}: can be read again; following its files"
-                self._events.append(SourceEvent("readable", text, (("folder", folder),)))
+                self._events.append(SourceEvent(events.Readable(self.name, folder), text))
         self._unreadable = now
 
     def _follower(self, path: Path) -> FollowedFile:
         resume = self._resume(path) if self._resume is not None else None
         if is_document_file(path):
-            return DocumentFollower(path, resume=resume, stop_at_end=self.stop_at_end,
-                                    watch=self.watch, clock=self._clock)  # fmt: skip
-        return FileFollower(
-            path,
-            resume=resume if isinstance(resume, FilePosition) else None,
+            document = DocumentOptions(stop_at_end=self.stop_at_end, clock=self._clock)
+            return DocumentFollower(path, document, resume=resume, watch=self.watch)
+        options = FileOptions(
             wait_for_file=True,
             stop_at_end=self.stop_at_end,
-            watch=self.watch,
             close_idle_after=self._close_idle_after,
             max_line_bytes=self._max_line_bytes,
             clock=self._clock,
         )
+        file_resume = resume if isinstance(resume, FilePosition) else None
+        return FileFollower(path, options, resume=file_resume, watch=self.watch)

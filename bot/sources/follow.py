@@ -23,13 +23,14 @@ path, or every ``recheck_interval`` seconds: hundreds of idle files cost next to
 
 from __future__ import annotations
 
-import logging
 import os
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from bot import events
 from bot.errors import InputError
 from bot.sources.lines import DEFAULT_MAX_LINE_BYTES, LineSplitter
 from bot.sources.opening import Unreadable, open_at, open_file, open_resumed
@@ -44,56 +45,67 @@ from bot.sources.position import (
     read_head,
     unchanged,
 )
-from bot.sources.source import Item, Rotated, Source, Truncated
+from bot.sources.source import Item, Rotated, Source, SourceEvent, Truncated
 from bot.sources.watch import ChangeWatch, Lookout, wait_for_change
-
-log = logging.getLogger(__name__)
 
 CHUNK_BYTES = 64 * 1024
 READ_LIMIT_BYTES = 1024 * 1024
 POLL_INTERVAL = 0.25
 
 
-class FileFollower:
-    """Lines appended to ``path``: from ``resume``, else from ``offset`` (just after line
-    ``line_number``), else from its start.
+@dataclass(frozen=True)
+class FileOptions:
+    """How a file is followed; the defaults: like ``tail -F``, for ever.
 
     A missing or unreadable file is an ``InputError`` at once, unless ``wait_for_file``: then it
     is read once it appears, or can be read. With ``stop_at_end`` the follower reads to the
     file's current end, emits the partial last line and closes (backfill, ``--once``);
-    otherwise it never closes by itself.
-    With ``close_idle_after`` seconds without new lines the file is closed (``park``) until its
-    path changes: hundreds of idle files do not hold hundreds of open files.
+    otherwise it never closes by itself. With ``close_idle_after`` seconds without new lines
+    the file is closed (``park``) until its path changes: hundreds of idle files do not hold
+    hundreds of open files. A line over ``max_line_bytes`` is skipped; the file is read in
+    chunks of ``chunk_bytes``, at most ``read_limit`` bytes per call, and, without a
+    ``ChangeWatch``, looked at every ``poll_interval`` seconds of ``clock``.
+    """
+
+    wait_for_file: bool = False
+    stop_at_end: bool = False
+    close_idle_after: float | None = None
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    poll_interval: float = POLL_INTERVAL
+    chunk_bytes: int = CHUNK_BYTES
+    read_limit: int = READ_LIMIT_BYTES
+    clock: Callable[[], float] = time.monotonic
+    sleep: Callable[[float], None] = time.sleep
+
+
+class FileFollower:
+    """Lines appended to ``path``, followed as ``options`` say: from ``resume``, else from
+    ``offset`` (just after line ``line_number``), else from its start. ``name``: its id as a
+    source (default: the path); ``watch``: the ``ChangeWatch`` that says when it changed.
     """
 
     def __init__(
         self,
         path: Path | str,
+        options: FileOptions | None = None,
         *,
         resume: FilePosition | None = None,
         offset: int = 0,
         line_number: int = 0,
-        wait_for_file: bool = False,
-        stop_at_end: bool = False,
         watch: ChangeWatch | None = None,
-        close_idle_after: float | None = None,
-        poll_interval: float = POLL_INTERVAL,
-        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
-        chunk_bytes: int = CHUNK_BYTES,
-        read_limit: int = READ_LIMIT_BYTES,
-        clock: Callable[[], float] = time.monotonic,
-        sleep: Callable[[float], None] = time.sleep,
         name: str | None = None,
     ) -> None:
+        options = options or FileOptions()
+        clock = options.clock
         self.path = Path(path)
         self.name = name if name is not None else str(path)
-        self.poll_interval = poll_interval
+        self.poll_interval = options.poll_interval
         self.clock = clock
-        self.sleep = sleep
-        self.stop_at_end = stop_at_end
-        self._chunk_bytes = chunk_bytes
-        self._read_limit = max(read_limit, chunk_bytes)
-        self._max_line_bytes = max_line_bytes
+        self.sleep = options.sleep
+        self.stop_at_end = options.stop_at_end
+        self._chunk_bytes = options.chunk_bytes
+        self._read_limit = max(options.read_limit, options.chunk_bytes)
+        self._max_line_bytes = max_line_bytes = options.max_line_bytes
         self._resume = resume if resume is not None and resume.inode else None
         self._start = (offset, line_number)  # where a first open without ``resume`` starts
         self._splitter = LineSplitter(max_line_bytes, offset=offset, number=line_number)
@@ -102,7 +114,7 @@ class FileFollower:
         self._file: BinaryIO | None = None
         self._identity: Identity | None = None
         self._searched = False  # the rotated file was looked for among the siblings
-        self._close_idle_after = close_idle_after
+        self._close_idle_after = options.close_idle_after
         self._active_at = clock()  # when lines last came
         self._parked = False  # the file was closed while idle (``park``)
         self._pending: list[Item] = []  # markers found on opening, returned by the next read
@@ -113,7 +125,7 @@ class FileFollower:
         self._lookout = Lookout(watch, self._key, clock)  # look only after a change (or a recheck)
         if watch is not None:
             watch.watch_file(self.path)
-        if not self._open() and not wait_for_file:
+        if not self._open() and not options.wait_for_file:
             raise self._unreadable.error or InputError(f"{self.path}: no such file")
 
     @property
@@ -275,10 +287,6 @@ class FileFollower:
 
     def _restart(self, size: int, offset: int, line: int) -> Truncated:
         """Go on reading at ``offset``, just after line ``line``, dropping the partial line."""
-        log.warning(
-            "%s: the file was cut or replaced (%d bytes read, now %d); reading on from byte %d",
-            self.name, self._position, size, offset,
-        )  # fmt: skip
         marker = Truncated(self._position, size, offset, line)
         self._go_to(offset, line)
         return marker
@@ -305,7 +313,6 @@ class FileFollower:
         file, stat = opened
         items.extend(self._splitter.finish())
         items.append(Rotated(self._position, stat.st_size))
-        log.info("%s: the path names a new file; reading it from its start", self.name)
         self._attach(file, stat, 0, 0)
         return True
 
@@ -334,6 +341,8 @@ class FileFollower:
             self._searched = True
         if opened is None:
             return False
+        if opened.moved_to is not None:
+            self._pending.append(SourceEvent(events.Moved(self.name, str(opened.moved_to))))
         if opened.marker is not None:
             self._pending.append(opened.marker)
         self._attach(opened.file, opened.stat, opened.offset, opened.line)

@@ -9,11 +9,13 @@ the file now at the path.
 A path that names something else for a while (a folder, a file it may not read, a pipe) is not
 an error that stops following: ``Unreadable`` says it once (a ``SourceEvent``), tries again
 every ``RETRY_S`` seconds, and says when it can be read again.
+
+What happened is said by the follower, from the markers: ``truncated``, ``rotated`` and, for a
+file found renamed (``moved_to``), ``moved`` events.
 """
 
 from __future__ import annotations
 
-import logging
 import os
 import stat as kinds
 from collections.abc import Callable
@@ -21,11 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from bot import events
 from bot.errors import InputError
 from bot.sources.position import FilePosition, find_moved, identity, matches
 from bot.sources.source import Item, Rotated, SourceEvent, Truncated
-
-log = logging.getLogger(__name__)
 
 RETRY_S = 2.0  # a followed path that cannot be read is tried again this often
 
@@ -33,13 +34,14 @@ RETRY_S = 2.0  # a followed path that cannot be read is tried again this often
 @dataclass(frozen=True)
 class Opened:
     """An open file, where to read it from (just after line ``line``), and the marker to give
-    before its lines, if any."""
+    before its lines, if any; ``moved_to``: the file is not at the path any more, but there."""
 
     file: BinaryIO
     stat: os.stat_result
     offset: int
     line: int
     marker: Truncated | None = None
+    moved_to: Path | None = None
 
 
 def file_error(path: Path, error: OSError) -> InputError:
@@ -90,7 +92,6 @@ def open_resumed(path: Path, resume: FilePosition, *, search: bool = True) -> Op
         file, stat = opened
         if matches(file.fileno(), resume, stat.st_size):
             return Opened(file, stat, resume.offset, resume.line)
-        log.warning("%s: cut or replaced since it was last read; reading it again", path)
         return Opened(file, stat, 0, 0, Truncated(resume.offset, stat.st_size))
     if opened is None and not search:
         return None
@@ -99,11 +100,9 @@ def open_resumed(path: Path, resume: FilePosition, *, search: bool = True) -> Op
     if moved_opened is not None:  # rotated meanwhile: its rest first, then the new file
         if opened is not None:
             opened[0].close()
-        log.info("%s: resuming in %s, where it was moved", path, moved)
-        return Opened(*moved_opened, resume.offset, resume.line)
+        return Opened(*moved_opened, resume.offset, resume.line, moved_to=moved)
     if opened is None:
         return None
-    log.warning("%s: the file read before is gone; reading the new one from its start", path)
     return Opened(*opened, 0, 0, Rotated(resume.offset, opened[1].st_size))
 
 
@@ -130,10 +129,11 @@ class Unreadable:
         if said:
             return []
         text = f"warning: {error}; reading on, and this file once it can be read"
-        return [SourceEvent("unreadable", text, (("error", str(error)),))]
+        return [SourceEvent(events.Unreadable(self.name, str(error)), text)]
 
     def cleared(self) -> list[Item]:
         if self.error is None:
             return []
         self.error = None
-        return [SourceEvent("readable", f"{self.name}: can be read again; reading it")]
+        text = f"{self.name}: can be read again; reading it"
+        return [SourceEvent(events.Readable(self.name), text)]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from bot.events import Event
 from bot.sources.lines import Line, LineOverLimit, LongLine
 
 
@@ -50,13 +51,13 @@ class Rewritten:
 
 @dataclass(frozen=True, slots=True)
 class SourceEvent:
-    """Something a person should hear of, while reading goes on: told once, as the structured
-    log event ``name`` (with ``source`` and ``detail``) and as ``text`` on stderr. A file that
-    cannot be read for now (``unreadable``) and, later, can again (``readable``)."""
+    """Something that happened to a source while reading goes on, told once: the ``event`` the
+    follower writes to its log (see ``bot.events``) and, if a person should hear of it at once,
+    ``text``, said on stderr. A file that cannot be read for now (``Unreadable``) and, later, can
+    again (``Readable``); a stream whose reading failed; an agent's output taken as ended."""
 
-    name: str
-    text: str
-    detail: tuple[tuple[str, str], ...] = ()
+    event: Event
+    text: str | None = None
 
 
 Item = Line | LongLine | LineOverLimit | Truncated | Rewritten | SourceEvent  # Rotated: a Truncated

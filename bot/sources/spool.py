@@ -13,21 +13,19 @@ too long: a line with no end (``/dev/zero``) does not fill the disk.
 
 from __future__ import annotations
 
-import logging
 import os
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from bot import events
 from bot.errors import InputError
-from bot.sources.follow import FileFollower
+from bot.sources.follow import FileFollower, FileOptions
 from bot.sources.lines import DEFAULT_MAX_LINE_BYTES
 from bot.sources.position import FilePosition
-from bot.sources.source import Item
+from bot.sources.source import Item, SourceEvent
 from bot.sources.stream import CHUNK_BYTES, ChunkStream
-
-log = logging.getLogger(__name__)
 
 SPOOL_PREFIX = "stdin-"
 
@@ -50,13 +48,15 @@ class StdinSpool:
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
-        self.error: OSError | ValueError | None = None
+        self.error: OSError | ValueError | None = None  # the copying failed (said once)
+        self._error_said = False
         self.path = _create(folder, now())
         self.name = name if name is not None else str(self.path)  # resumed by this name
         self._stream = stream
         self._ended = threading.Event()  # stdin ended: every byte of it is in the spool
         self._wrote = threading.Event()  # bytes (or the end) arrived since the last wait
-        self._follower = FileFollower(self.path, max_line_bytes=max_line_bytes, name=self.name)
+        options = FileOptions(max_line_bytes=max_line_bytes)
+        self._follower = FileFollower(self.path, options, name=self.name)
         self._clipper = LineClipper(max_line_bytes + 1)
         self._thread = threading.Thread(
             target=self._copy, name="slacktail-spool", daemon=True
@@ -79,9 +79,15 @@ class StdinSpool:
     def read_available(self) -> list[Item]:
         """The lines spooled since the last call; once stdin ended, up to the spool's end,
         the partial last line too, and the source closes."""
-        if self._ended.is_set():  # looked at first: what was spooled before the end is read
-            self._follower.stop_at_end = True
-        return self._follower.read_available()
+        if not self._ended.is_set():  # looked at first: what was spooled before it is read
+            return self._follower.read_available()
+        self._follower.stop_at_end = True
+        if self.error is None or self._error_said:
+            return self._follower.read_available()
+        self._error_said = True
+        text = f"warning: {self.name}: spooling stopped: {self.error}"
+        said = SourceEvent(events.ReadingStopped(self.name, str(self.error)), text)
+        return [said, *self._follower.read_available()]
 
     def ready(self) -> bool:
         if self._follower.closed:
@@ -116,8 +122,7 @@ class StdinSpool:
                 _write_all(fd, self._clipper.clip(chunk))
                 self._wrote.set()
         except (OSError, ValueError) as error:  # EIO, a closed stream, a full disk
-            self.error = error
-            log.warning("%s: spooling stopped: %s", self.name, error)
+            self.error = error  # said by the next read
         finally:
             os.close(fd)
             self._ended.set()

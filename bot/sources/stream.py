@@ -8,16 +8,14 @@ its partial last line.
 
 from __future__ import annotations
 
-import logging
 import queue
 import threading
 from collections.abc import Callable
 from typing import Protocol
 
+from bot import events
 from bot.sources.lines import DEFAULT_MAX_LINE_BYTES, LineSplitter
-from bot.sources.source import Item
-
-log = logging.getLogger(__name__)
+from bot.sources.source import Item, SourceEvent
 
 CHUNK_BYTES = 64 * 1024
 QUEUE_CHUNKS = 256  # at most 16 MiB read ahead
@@ -39,7 +37,7 @@ class StreamReader:
 
     ``on_chunk`` is called on that thread with every chunk as it arrives, before it is queued
     (the wrapped command's write-through). An error reading the stream ends the input; it is
-    kept in ``error`` and logged.
+    kept in ``error`` and said (a ``reading_stopped`` event).
     """
 
     def __init__(
@@ -146,9 +144,12 @@ class StreamReader:
 
     def _end(self) -> list[Item]:
         self._closed = True
+        items: list[Item] = []
         if self.error is not None:
-            log.warning("%s: reading stopped: %s", self.name, self.error)
-        return list(self._splitter.finish())
+            text = f"warning: {self.name}: reading stopped: {self.error}"
+            items.append(SourceEvent(events.ReadingStopped(self.name, str(self.error)), text))
+        items.extend(self._splitter.finish())
+        return items
 
     def _pump(self) -> None:
         """The thread: chunks onto the queue until end of input (or an error), then ``_END``."""

@@ -5,12 +5,12 @@ of the files followed. Each event marks the paths it names as changed and wakes 
 ``wait``. Followers look at a file only when it was marked (``take``), or every
 ``recheck_interval`` seconds whatever happened: events can be missed (a full event queue, a
 network file system), and the recheck is what makes following correct. Where the observer
-cannot start (no inotify, too many watches), ``recheck_interval`` is the polling interval.
+cannot start (no inotify, too many watches), ``recheck_interval`` is the polling interval, and
+a ``polling`` event says so (``take_events``).
 """
 
 from __future__ import annotations
 
-import logging
 import os
 import threading
 import time
@@ -32,7 +32,8 @@ from watchdog.events import (
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
-log = logging.getLogger(__name__)
+from bot import events
+from bot.sources.source import SourceEvent
 
 RECHECK_S = 2.0  # with events: each file is looked at this often anyway
 POLL_S = 0.5  # without events: how often files are looked at
@@ -64,8 +65,9 @@ class ChangeWatch:
         self._new_entries = True  # a file or folder appeared: folders are scanned again
         self._wake = threading.Event()
         self._folders: dict[str, bool] = {}  # folder → watched recursively
-        self._observer = _start_observer() if events else None
         self._poll_interval = poll_interval
+        self._said: list[SourceEvent] = []  # to be said once each (``take_events``)
+        self._observer = self._start_observer() if events else None
         self.recheck_interval = recheck_interval if self._observer else poll_interval
 
     @property
@@ -88,10 +90,29 @@ class ChangeWatch:
         try:
             self._observer.schedule(_Events(self), key, recursive=recursive, event_filter=EVENTS)
         except OSError as error:  # missing folder, no inotify, the watch limit reached
-            log.warning("%s: no change events (%s); polling every %.1f s instead", key, error,
-                        self._poll_interval)  # fmt: skip
+            self._polling(key, error)
             self.close()
             self.recheck_interval = self._poll_interval
+
+    def take_events(self) -> list[SourceEvent]:
+        """What happened to the watch since the last call: events stopped, polling instead."""
+        said, self._said = self._said, []
+        return said
+
+    def _polling(self, folder: str | None, error: OSError) -> None:
+        every = self._poll_interval
+        text = (f"warning: {folder + ': ' if folder else ''}no file-system events ({error}); "
+                f"polling every {every:g} s instead")  # fmt: skip
+        self._said.append(SourceEvent(events.Polling(folder, str(error), every), text))
+
+    def _start_observer(self) -> BaseObserver | None:
+        observer = Observer()
+        try:
+            observer.start()
+        except OSError as error:
+            self._polling(None, error)
+            return None
+        return observer
 
     def take(self, path: str) -> bool:
         """Whether ``path`` (absolute) changed since the last ``take`` of it."""
@@ -188,13 +209,3 @@ class _Events(FileSystemEventHandler):
 
     def on_any_event(self, event: FileSystemEvent) -> None:
         self._watch.mark(event)
-
-
-def _start_observer() -> BaseObserver | None:
-    observer = Observer()
-    try:
-        observer.start()
-    except OSError as error:
-        log.warning("no file-system events (%s); polling instead", error)
-        return None
-    return observer

@@ -16,14 +16,19 @@ from bot.errors import SlackSetupError
 from bot.localslack import LocalSlack
 from bot.localslack.model import HUMAN_USER_ID
 from bot.store import Store
-from tests.conftest import FakeClock
+from tests.conftest import FakeClock, Logged
 from tests.delivery.conftest import TOKEN
 
 
 @pytest.fixture
-def delivery(slack: LocalSlack, clock: FakeClock) -> Delivery:
+def logged() -> Logged:
+    return Logged()
+
+
+@pytest.fixture
+def delivery(slack: LocalSlack, clock: FakeClock, logged: Logged) -> Delivery:
     api = SlackApi(TOKEN, slack.base_url)
-    return Delivery(api, slack.channel_id(), clock=clock, sleep=clock.sleep)
+    return Delivery(api, slack.channel_id(), clock=clock, sleep=clock.sleep, log=logged.log)
 
 
 def message(key: str, text: str, *, final: bool = False) -> Message:
@@ -135,7 +140,7 @@ def test_updates_share_one_budget_and_slack_never_answers_429(
 
 
 def test_a_429_burst_is_waited_out_with_retry_after(
-    slack: LocalSlack, delivery: Delivery, clock: FakeClock
+    slack: LocalSlack, delivery: Delivery, clock: FakeClock, logged: Logged
 ) -> None:
     slack.faults.configure(ratelimit_bursts={"chat.postMessage": 2}, retry_after=7)
     started = clock.now
@@ -144,10 +149,12 @@ def test_a_429_burst_is_waited_out_with_retry_after(
     assert channel_texts(slack) == [("r", [])]
     assert clock.now - started >= 14
     assert delivery.counts.rate_limited == 2
+    said = [(event["retry_after"], str(event["method"])) for event in logged.named("rate_limited")]
+    assert len(said) == 2 and all(after == 7.0 and "chat.postMessage" in m for after, m in said)
 
 
 def test_server_errors_are_retried_and_the_message_posted_once(
-    slack: LocalSlack, delivery: Delivery
+    slack: LocalSlack, delivery: Delivery, logged: Logged
 ) -> None:
     slack.faults.configure(error_rate=0.5, seed=3)
     delivery.want("s1", [message("root", "r"), *(message(f"m{i}", f"{i}") for i in range(10))])
@@ -155,6 +162,9 @@ def test_server_errors_are_retried_and_the_message_posted_once(
     slack.faults.reset()
     assert channel_texts(slack) == [("r", [str(i) for i in range(10)])]
     assert delivery.counts.retries > 0
+    retries = logged.named("retry")
+    assert len(retries) == delivery.counts.retries  # one line for each
+    assert all(float(str(event["after_s"])) > 0 for event in retries)
 
 
 def test_a_post_whose_answer_was_lost_is_found_not_posted_twice(
@@ -167,7 +177,7 @@ def test_a_post_whose_answer_was_lost_is_found_not_posted_twice(
 
 
 def test_refused_blocks_are_replaced_by_a_smaller_payload(
-    slack: LocalSlack, delivery: Delivery
+    slack: LocalSlack, delivery: Delivery, logged: Logged
 ) -> None:
     bad = Message("text:1", "the text", ({"type": "section", "text": {"type": "mrkdwn",
                                                                      "text": "x" * 3001}},))
@@ -175,10 +185,12 @@ def test_refused_blocks_are_replaced_by_a_smaller_payload(
     assert delivery.flush()
     assert channel_texts(slack) == [("r", ["the text"])]
     assert delivery.counts.fallbacks == 1
+    (fallback,) = logged.named("fallback_payload")
+    assert (fallback["session"], fallback["key"]) == ("s1", "text:1")
 
 
 def test_a_deleted_message_is_posted_again_and_its_new_ts_kept(
-    slack: LocalSlack, delivery: Delivery
+    slack: LocalSlack, delivery: Delivery, logged: Logged
 ) -> None:
     delivery.want("s1", [message("root", "r"), message("tools:1", "⏳")])
     delivery.flush()
@@ -190,6 +202,8 @@ def test_a_deleted_message_is_posted_again_and_its_new_ts_kept(
     replies = slack.thread(slack.channel_id(), root_ts)[1:]
     assert [(r["text"], r["ts"] != old) for r in replies] == [("✅", True)]
     assert delivery.ledger.sent("s1", "tools:1").ts == replies[0]["ts"]  # type: ignore[union-attr]
+    deleted = {"event": "message_deleted", "session": "s1", "key": "tools:1"}
+    assert logged.named("message_deleted") == [deleted]
 
 
 def test_a_bad_token_stops_with_how_to_fix_it(slack: LocalSlack) -> None:
@@ -264,7 +278,7 @@ def _live_threads(slack: LocalSlack) -> list[tuple[str, list[str]]]:
 
 
 def test_a_reply_to_a_deleted_root_starts_the_thread_again_with_every_reply(
-    slack: LocalSlack, delivery: Delivery
+    slack: LocalSlack, delivery: Delivery, logged: Logged
 ) -> None:
     first = [message("root", "Session"), message("text:1", "Hi"), message("tools:2", "⏳ Bash")]
     delivery.want("s1", first)
@@ -279,6 +293,8 @@ def test_a_reply_to_a_deleted_root_starts_the_thread_again_with_every_reply(
     assert _live_threads(slack) == [("Session", ["Hi", "⏳ Bash", "More"])]
     assert delivery.ledger.thread_of("s1") != old_root
     assert delivery.counts.restarts == 1
+    (restarted,) = logged.named("thread_restarted")
+    assert restarted["session"] == "s1" and restarted["reason"]
 
 
 def test_an_update_of_a_deleted_root_starts_the_thread_again(

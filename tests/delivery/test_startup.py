@@ -10,6 +10,7 @@ from bot.errors import SlackSetupError
 from bot.localslack import LocalSlack
 from bot.localslack.model import BOT_USER_ID
 from bot.logs import EventLog
+from tests.conftest import Logged
 from tests.delivery.conftest import TOKEN
 
 
@@ -27,11 +28,14 @@ class Pauses:
 
 def test_a_server_error_on_auth_test_is_retried_and_start_up_goes_on(slack: LocalSlack) -> None:
     slack.faults.configure(error_rate=1.0, error_methods=["auth.test"])
-    pauses = Pauses(slack)
+    pauses, logged = Pauses(slack), Logged()
     bot_user, channel = reach_slack(SlackApi(TOKEN, slack.base_url), "agents",
-                                    log=EventLog(None), sleep=pauses)  # fmt: skip
+                                    log=logged.log, sleep=pauses)  # fmt: skip
     assert (bot_user, channel) == (BOT_USER_ID, slack.channel_id())
     assert pauses.seconds == [2.0]
+    (unavailable,) = logged.named("slack_unavailable")
+    assert (unavailable["call"], unavailable["retry_in_s"], unavailable["waiting"]) == (
+        "auth.test", 2.0, None)  # fmt: skip
 
 
 def test_a_dropped_connection_on_auth_test_is_retried(slack: LocalSlack) -> None:

@@ -34,7 +34,7 @@ from slack_bolt.adapter.socket_mode import SocketModeHandler
 from slack_sdk import WebClient
 
 from bot.delivery import Delivery, SlackApi
-from bot.follower import Follower
+from bot.follower import Follower, FollowerOptions
 from bot.localslack import LocalSlack
 from bot.sources.follow import FileFollower
 
@@ -162,7 +162,9 @@ def turn(follower: Follower) -> None:
 def follow(slack: LocalSlack, log: Path) -> Follower:
     delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id())
     return Follower(
-        [FileFollower(log)], delivery, wall_clock=lambda: datetime(2026, 1, 1, tzinfo=UTC)
+        [FileFollower(log)],
+        delivery,
+        FollowerOptions(wall_clock=lambda: datetime(2026, 1, 1, tzinfo=UTC)),
     )
 
 

@@ -15,6 +15,7 @@ import pytest
 from bot import commands
 from bot.cli import main
 from bot.config import load_settings
+from bot.events import Connected
 from bot.localslack import Faults, LocalSlack
 from bot.logs import EventLog, with_logging
 from tests.conftest import FIXTURES, ROOT, wait_until
@@ -115,7 +116,7 @@ def test_slack_sdk_debug_lines_and_events_are_redacted(
         "Received - headers: %s, body: %s", {"Authorization": f"Bearer {OWN_TOKEN}"},
         '{"ok": false, "token": "' + OWN_TOKEN + '"}',
     )  # fmt: skip
-    log.event("connected", note=f"token {OWN_TOKEN}")
+    log.event(Connected(channel=f"token {OWN_TOKEN}", bot_user="U1"))
     err = capsys.readouterr().err
     assert "Received - headers" in err and '"event":"connected"' in err
     assert OWN_TOKEN not in err

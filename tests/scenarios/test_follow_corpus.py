@@ -13,11 +13,11 @@ import pytest
 
 from blocks.thread import thread_messages
 from bot.delivery import Delivery, SlackApi
-from bot.follower import Follower
+from bot.follower import Follower, FollowerOptions
 from bot.localslack import LocalSlack
-from bot.sources.document import DocumentFollower
+from bot.sources.document import DocumentFollower, DocumentOptions
 from bot.sources.files import is_document
-from bot.sources.follow import FileFollower
+from bot.sources.follow import FileFollower, FileOptions
 from bot.sources.source import Source
 from tests.conftest import CORPUS_MISSING, FakeClock, corpus_files
 from tests.scenarios.channel import seen
@@ -45,11 +45,11 @@ def follow_once(path: Path, slack: LocalSlack, clock: FakeClock) -> Follower:
     delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id(), clock=clock,
                         sleep=clock.sleep)  # fmt: skip
     source: Source = (
-        DocumentFollower(path, stop_at_end=True)
+        DocumentFollower(path, DocumentOptions(stop_at_end=True))
         if is_document(path.read_bytes())
-        else FileFollower(path, stop_at_end=True)
+        else FileFollower(path, FileOptions(stop_at_end=True))
     )
-    follower = Follower([source], delivery, clock=clock, wall_clock=lambda: NOW)
+    follower = Follower([source], delivery, FollowerOptions(clock=clock, wall_clock=lambda: NOW))
     follower.run()
     return follower
 

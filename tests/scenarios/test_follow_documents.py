@@ -14,10 +14,10 @@ import orjson
 
 from bot.checkpoints import Checkpoints
 from bot.delivery import Delivery, SlackApi
-from bot.follower import Follower
+from bot.follower import Follower, FollowerOptions
 from bot.localslack import LocalSlack
 from bot.sources.document import DocumentFollower
-from bot.sources.folder import FolderWatch
+from bot.sources.folder import FolderOptions, FolderWatch
 from bot.sources.position import DocumentPosition, stored_position
 from bot.sources.watch import ChangeWatch
 from bot.store import Store
@@ -65,8 +65,9 @@ def read_once(data: bytes, tmp_path: Path, name: str = f"{SESSION}.traj") -> Cha
     with LocalSlack(token=TOKEN, rate_limits=False) as slack:
         delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id(), clock=clock,
                             sleep=clock.sleep)  # fmt: skip
-        follower = Follower([DocumentFollower(path)], delivery, clock=clock,
-                            wall_clock=lambda: NOW)  # fmt: skip
+        follower = Follower(
+            [DocumentFollower(path)], delivery, FollowerOptions(clock=clock, wall_clock=lambda: NOW)
+        )
         turn(follower, clock)
         return seen(slack)
 
@@ -87,11 +88,13 @@ def test_a_rewritten_document_updates_its_thread_and_posts_only_what_is_new(
     traj.write_bytes(EARLY)
     clock = FakeClock()
     watch = ChangeWatch(events=False, poll_interval=1.0, clock=clock)
-    folder = FolderWatch(str(logs), watch=watch, clock=clock)
+    folder = FolderWatch(str(logs), FolderOptions(clock=clock), watch=watch)
     with LocalSlack(token=TOKEN, rate_limits=False) as slack:
         delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id(), clock=clock,
                             sleep=clock.sleep)  # fmt: skip
-        follower = Follower([], delivery, folder=folder, clock=clock, wall_clock=lambda: NOW)
+        follower = Follower(
+            [], delivery, FollowerOptions(clock=clock, wall_clock=lambda: NOW), folder=folder
+        )
         turn(follower, clock)
         assert sorted(Path(name).name for name in follower.readers) == ["agent.jsonl", "run-7.traj"]
         before = thread_of(seen(slack), SESSION)
@@ -123,9 +126,16 @@ def test_a_restart_after_a_rewrite_posts_nothing_twice(tmp_path: Path) -> None:
             restored = Checkpoints(store, "job").restore()
             delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id(), clock=clock,
                                 sleep=clock.sleep, ledger=store.ledger("local/C/"))  # fmt: skip
-            return Follower([DocumentFollower(traj, resume=resume)], delivery, clock=clock,
-                            wall_clock=lambda: NOW, core=restored.core,
-                            checkpoints=Checkpoints(store, "job", clock=clock))  # fmt: skip
+            return Follower(
+                [DocumentFollower(traj, resume=resume)],
+                delivery,
+                FollowerOptions(
+                    clock=clock,
+                    wall_clock=lambda: NOW,
+                    checkpoints=Checkpoints(store, "job", clock=clock),
+                ),
+                core=restored.core,
+            )
 
         first = started(None)
         turn(first, clock)
@@ -170,11 +180,13 @@ def test_a_gemini_session_file_rewritten_after_each_message_ends_as_read_once(
     document = chats / "session-2025-10-27T19-55-981c87cb.json"
     clock = FakeClock()
     watch = ChangeWatch(events=False, poll_interval=1.0, clock=clock)
-    folder = FolderWatch(str(tmp_path / "gemini"), watch=watch, clock=clock)
+    folder = FolderWatch(str(tmp_path / "gemini"), FolderOptions(clock=clock), watch=watch)
     with LocalSlack(token=TOKEN, rate_limits=False) as slack:
         delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id(), clock=clock,
                             sleep=clock.sleep)  # fmt: skip
-        follower = Follower([], delivery, folder=folder, clock=clock, wall_clock=lambda: NOW)
+        follower = Follower(
+            [], delivery, FollowerOptions(clock=clock, wall_clock=lambda: NOW), folder=folder
+        )
         for count in range(1, len(messages) + 1):  # the CLI writes the file again as it goes
             so_far = {**session, "messages": messages[:count]}
             document.write_bytes(orjson.dumps(so_far, option=orjson.OPT_INDENT_2))

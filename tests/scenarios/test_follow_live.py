@@ -8,7 +8,7 @@ from pathlib import Path
 import orjson
 
 from bot.delivery import Delivery, Pacing, SlackApi
-from bot.follower import Follower
+from bot.follower import Follower, FollowerOptions
 from bot.localslack import LocalSlack
 from bot.sources.follow import FileFollower
 
@@ -36,8 +36,8 @@ def test_a_tool_message_is_updated_in_place_when_the_tool_completes(tmp_path: Pa
     )  # fmt: skip
     with LocalSlack(token=TOKEN, rate_limits=False) as slack:
         delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id())
-        follower = Follower([FileFollower(log)], delivery,
-                            wall_clock=lambda: datetime(2026, 1, 1, tzinfo=UTC))  # fmt: skip
+        options = FollowerOptions(wall_clock=lambda: datetime(2026, 1, 1, tzinfo=UTC))
+        follower = Follower([FileFollower(log)], delivery, options)
         turn(follower)
         root = slack.channel_messages()[0]
         (running,) = slack.thread(slack.channel_id(), root["ts"])[1:]
@@ -67,8 +67,8 @@ def test_a_session_whose_root_a_person_deleted_gets_its_thread_again_and_others_
     log.write_bytes(_session_lines("a") + _session_lines("b"))
     with LocalSlack(token=TOKEN, rate_limits=False) as slack:
         delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id(), pacing=Pacing(50))
-        follower = Follower([FileFollower(log)], delivery,
-                            wall_clock=lambda: datetime(2026, 1, 1, tzinfo=UTC))  # fmt: skip
+        options = FollowerOptions(wall_clock=lambda: datetime(2026, 1, 1, tzinfo=UTC))
+        follower = Follower([FileFollower(log)], delivery, options)
         turn(follower)
         first_a, first_b = (m["ts"] for m in slack.channel_messages())
         slack.api.chat_delete({"channel": slack.channel_id(), "ts": first_a, "token": TOKEN})
@@ -127,7 +127,8 @@ def test_a_followed_transcript_runs_waits_for_the_user_runs_again_and_goes_idle(
                     + transcript_line(40, "assistant", message=answer))  # fmt: skip
     with LocalSlack(token=TOKEN, rate_limits=False) as slack:
         delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id())
-        follower = Follower([FileFollower(log)], delivery, wall_clock=lambda: clock[0])
+        options = FollowerOptions(wall_clock=lambda: clock[0])
+        follower = Follower([FileFollower(log)], delivery, options)
 
         def at(seconds: float, *lines: bytes) -> tuple[str, list[str]]:
             """The agent writes ``lines``; slacktail's turn at ``seconds`` into the session."""

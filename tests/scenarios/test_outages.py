@@ -15,7 +15,7 @@ from blocks.thread import thread_messages
 from bot.checkpoints import Checkpoints
 from bot.delivery import Delivery, SlackApi
 from bot.errors import SlackSetupError
-from bot.follower import Follower
+from bot.follower import Follower, FollowerOptions
 from bot.localslack import LocalSlack
 from bot.logs import EventLog
 from bot.sources.follow import FileFollower
@@ -40,8 +40,11 @@ def turns(follower: Follower, clock: FakeClock, count: int) -> None:
 def follower_for(slack: LocalSlack, log: Path, clock: FakeClock, out: io.StringIO) -> Follower:
     delivery = Delivery(SlackApi(TOKEN, slack.base_url, timeout=2), slack.channel_id(),
                         clock=clock, sleep=clock.sleep, log=EventLog(out))  # fmt: skip
-    return Follower([FileFollower(log)], delivery, clock=clock, wall_clock=lambda: NOW,
-                    log=EventLog(out))  # fmt: skip
+    return Follower(
+        [FileFollower(log)],
+        delivery,
+        FollowerOptions(clock=clock, wall_clock=lambda: NOW, log=EventLog(out)),
+    )
 
 
 def expected_channel(tmp_path: Path, lines: list[bytes]) -> Channel:

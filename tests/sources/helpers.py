@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
+from bot.events import Event
 from bot.sources.lines import Line
-from bot.sources.source import Item, Source
+from bot.sources.source import Item, Source, SourceEvent
 
 TIMEOUT = 5.0
 
@@ -53,6 +54,11 @@ def until_closed(source: Source) -> Callable[[list[Item]], bool]:
 def data(items: list[Item]) -> list[bytes]:
     """The bytes of the lines among ``items``."""
     return [item.data for item in items if isinstance(item, Line)]
+
+
+def said(items: list[Item]) -> list[Event]:
+    """The events among ``items`` (what the follower would write to its log)."""
+    return [item.event for item in items if isinstance(item, SourceEvent)]
 
 
 class Denied:

@@ -13,12 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from bot import events
 from bot.errors import InputError
 from bot.sources import command as command_module
 from bot.sources.command import AgentCommand, Ending
 from bot.sources.lines import Line
 from bot.sources.source import Item, Source
-from tests.sources.helpers import collect, data, until_closed, until_lines, wait_until
+from tests.sources.helpers import collect, data, said, until_closed, until_lines, wait_until
 
 PY = sys.executable
 
@@ -231,7 +232,10 @@ def test_a_broken_passthrough_is_given_up_and_reading_goes_on(
     copy = io.BytesIO()
     copy.close()
     agent = start(agents, "print('still read')", passthrough=copy)
-    assert data(collect(agent, until_closed(agent))) == [b"still read"]
+    items = collect(agent, until_closed(agent))
+    assert data(items) == [b"still read"]
+    error = "I/O operation on closed file."
+    assert said(items) == [events.OutputNotCopied(agent.name, error)]  # said once
 
 
 def test_an_output_held_open_by_a_leftover_child_ends_after_a_quiet_grace(
@@ -254,7 +258,7 @@ def test_an_output_held_open_by_a_leftover_child_ends_after_a_quiet_grace(
         assert not agent.closed
         now[0] += 0.1
         assert agent.ready()
-        assert agent.read_available() == []
+        assert said(agent.read_available()) == [events.OutputAbandoned(agent.name, after_s=2.0)]
         assert agent.closed
     finally:
         os.kill(leftover, signal.SIGKILL)

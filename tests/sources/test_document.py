@@ -11,7 +11,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from bot.sources.document import DocumentFollower, is_document_file
+from bot import events
+from bot.sources.document import DocumentFollower, DocumentOptions, is_document_file
 from bot.sources.lines import Line, LongLine
 from bot.sources.opening import RETRY_S
 from bot.sources.position import FilePosition
@@ -101,7 +102,7 @@ def test_a_second_write_in_the_same_clock_tick_is_not_missed(traj: Path) -> None
     write(traj, {"status": "running"}, settled=False)
     stat = traj.stat()
     now[0] = stat.st_mtime_ns  # read at once: another write may come in the same tick
-    follower = DocumentFollower(traj, file_time_ns=lambda: now[0])
+    follower = DocumentFollower(traj, DocumentOptions(file_time_ns=lambda: now[0]))
     follower.read_available()
     data = write(traj, {"status": "success"}, settled=False)  # the same size...
     os.utime(traj, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # ...and the same time
@@ -154,7 +155,7 @@ def test_nothing_read_yet_is_a_position_that_resumes_nothing(traj: Path) -> None
 
 def test_stop_at_end_reads_once_and_closes(traj: Path) -> None:
     data = write(traj, ONE)
-    follower = DocumentFollower(traj, stop_at_end=True)
+    follower = DocumentFollower(traj, DocumentOptions(stop_at_end=True))
     assert follower.ready()
     assert follower.read_available() == [Line(1, len(data), data)]
     assert follower.closed and not follower.ready()
@@ -162,7 +163,7 @@ def test_stop_at_end_reads_once_and_closes(traj: Path) -> None:
 
 def test_at_the_end_a_content_that_is_no_document_is_given_line_by_line(traj: Path) -> None:
     traj.write_bytes(b'{\n"half": [\n')
-    follower = DocumentFollower(traj, stop_at_end=True)
+    follower = DocumentFollower(traj, DocumentOptions(stop_at_end=True))
     assert [item.data for item in follower.read_available() if isinstance(item, Line)] == [
         b"{", b'"half": [', b"",
     ]  # fmt: skip
@@ -170,7 +171,7 @@ def test_at_the_end_a_content_that_is_no_document_is_given_line_by_line(traj: Pa
 
 def test_a_document_over_the_limit_is_a_long_line(traj: Path) -> None:
     data = write(traj, TWO)
-    follower = DocumentFollower(traj, max_bytes=10)
+    follower = DocumentFollower(traj, DocumentOptions(max_bytes=10))
     assert follower.read_available() == [LongLine(1, len(data), len(data))]
     assert follower.read_available() == []
 
@@ -179,7 +180,7 @@ def test_with_a_watch_the_file_is_looked_at_after_a_change_or_a_recheck(traj: Pa
     clock = FakeClock()
     watch = ChangeWatch(events=False, poll_interval=1.0, clock=clock)
     write(traj, ONE)
-    follower = DocumentFollower(traj, watch=watch, clock=clock)
+    follower = DocumentFollower(traj, DocumentOptions(clock=clock), watch=watch)
     follower.read_available()
     data = write(traj, TWO)
     assert follower.read_available() == []  # not looked at before the recheck
@@ -205,14 +206,12 @@ def test_a_document_it_cannot_read_is_said_once_and_read_once_it_can_be(
     denied, clock = Denied(monkeypatch), FakeClock()
     data = write(traj, ONE)
     denied.deny(traj)
-    follower = DocumentFollower(traj, clock=clock)
+    follower = DocumentFollower(traj, DocumentOptions(clock=clock))
     (said,) = follower.read_available()
     assert isinstance(said, SourceEvent)
-    assert (said.name, said.text) == (
-        "unreadable",
-        f"warning: {traj}: cannot read it (Permission denied); reading on, and this file once "
-        "it can be read",
-    )
+    error = f"{traj}: cannot read it (Permission denied)"
+    assert said.event == events.Unreadable(str(traj), error)
+    assert said.text == f"warning: {error}; reading on, and this file once it can be read"
     assert not follower.ready()  # not tried again at once: no busy loop
     clock.advance(RETRY_S)
     assert follower.read_available() == []  # said once
@@ -220,7 +219,7 @@ def test_a_document_it_cannot_read_is_said_once_and_read_once_it_can_be(
     clock.advance(RETRY_S)
     assert follower.ready()
     assert follower.read_available() == [
-        SourceEvent("readable", f"{traj}: can be read again; reading it"),
+        SourceEvent(events.Readable(str(traj)), f"{traj}: can be read again; reading it"),
         Line(1, len(data), data),
     ]
 

@@ -9,10 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from bot import events
 from bot.errors import InputError
 from bot.sources.document import DocumentFollower
 from bot.sources.folder import (
     SESSION_FILES,
+    FolderOptions,
     FolderWatch,
     FollowedFile,
     is_folder_target,
@@ -22,9 +24,9 @@ from bot.sources.folder import (
 from bot.sources.follow import FileFollower
 from bot.sources.lines import Line
 from bot.sources.opening import RETRY_S
-from bot.sources.source import Rewritten, Rotated, SourceEvent
+from bot.sources.source import Item, Rewritten, Rotated, SourceEvent
 from bot.sources.watch import ChangeWatch
-from tests.sources.helpers import Denied, data
+from tests.sources.helpers import Denied, data, said
 
 
 class FakeClock:
@@ -137,8 +139,11 @@ def test_a_transcripts_twin_is_left_out_beside_it(tmp_path: Path) -> None:
 
 def test_patterns_replace_the_session_files_looked_for(tmp_path: Path) -> None:
     make(tmp_path, "a/s1.jsonl", "a/run.json", "b/notes.log")
-    folder = FolderWatch(str(tmp_path), patterns=["**/*.log", "a/*.json"],
-                         watch=ChangeWatch(events=False))  # fmt: skip
+    folder = FolderWatch(
+        str(tmp_path),
+        FolderOptions(patterns=["**/*.log", "a/*.json"]),
+        watch=ChangeWatch(events=False),
+    )
     assert relative(tmp_path, folder.new_files()) == ["a/run.json", "b/notes.log"]
     assert folder.pattern_text == f"{tmp_path}/**/*.log, {tmp_path}/a/*.json"
     folder.close()
@@ -150,7 +155,7 @@ def test_a_document_in_a_folder_is_read_again_whole_when_rewritten(
     watch, clock = polling
     document = tmp_path / "chats" / "session-1.json"
     make(tmp_path, "chats/session-1.json")
-    folder = FolderWatch(str(tmp_path), watch=watch, clock=clock)
+    folder = FolderWatch(str(tmp_path), FolderOptions(clock=clock), watch=watch)
     (found,) = folder.new_files()
     assert found.read_available() == [Line(1, 3, b"{}\n")]
     document.write_bytes(b'{"messages": []}')
@@ -164,7 +169,7 @@ def test_a_rewritten_document_wakes_the_folder_on_a_file_system_event(tmp_path: 
     if not watch.events:
         pytest.skip("no file-system events here")
     make(tmp_path, "chats/session-1.json")
-    folder = FolderWatch(str(tmp_path), watch=watch, rescan_interval=3600.0)
+    folder = FolderWatch(str(tmp_path), FolderOptions(rescan_interval=3600.0), watch=watch)
     try:
         (document,) = folder.new_files()
         document.read_available()
@@ -181,7 +186,7 @@ def test_a_new_file_is_picked_up_on_a_file_system_event(projects: Path) -> None:
     watch = ChangeWatch(recheck_interval=3600.0)
     if not watch.events:
         pytest.skip("no file-system events here")
-    folder = FolderWatch(str(projects), watch=watch, rescan_interval=3600.0)
+    folder = FolderWatch(str(projects), FolderOptions(rescan_interval=3600.0), watch=watch)
     try:
         for follower in folder.new_files():
             follower.read_available()
@@ -214,7 +219,7 @@ def test_without_events_new_files_are_found_by_polling(
     projects: Path, polling: tuple[ChangeWatch, FakeClock]
 ) -> None:
     watch, clock = polling
-    folder = FolderWatch(str(projects), watch=watch, clock=clock)
+    folder = FolderWatch(str(projects), FolderOptions(clock=clock), watch=watch)
     assert len(folder.new_files()) == 2
     (projects / "proj" / "s2.jsonl").write_bytes(b"{}\n")
     assert folder.new_files() == []  # not yet time to look
@@ -226,7 +231,7 @@ def test_a_file_is_handed_out_once_whatever_happens_to_it(
     projects: Path, polling: tuple[ChangeWatch, FakeClock]
 ) -> None:
     watch, clock = polling
-    folder = FolderWatch(str(projects), watch=watch, clock=clock)
+    folder = FolderWatch(str(projects), FolderOptions(clock=clock), watch=watch)
     session, _ = folder.new_files()
     assert data(session.read_available()) == [b"{}"]
     session.path.unlink()
@@ -274,7 +279,9 @@ def test_an_idle_file_is_closed_and_opened_again_when_it_grows(
     projects: Path, polling: tuple[ChangeWatch, FakeClock]
 ) -> None:
     watch, clock = polling
-    folder = FolderWatch(str(projects), watch=watch, clock=clock, close_idle_after=30)
+    folder = FolderWatch(
+        str(projects), FolderOptions(clock=clock, close_idle_after=30), watch=watch
+    )
     session, _ = folder.new_files()
     session.read_available()
     clock.now += 31
@@ -308,8 +315,8 @@ def test_a_subagent_file_names_its_session() -> None:
     assert parent_session(Path("p/abc.jsonl")) is None
 
 
-def said(items: list[object]) -> list[str]:
-    return [item.name for item in items if isinstance(item, SourceEvent)]
+def said_names(items: list[Item]) -> list[str]:
+    return [event.name for event in said(items)]
 
 
 def test_a_file_it_cannot_read_is_said_once_and_the_others_are_followed(
@@ -318,16 +325,18 @@ def test_a_file_it_cannot_read_is_said_once_and_the_others_are_followed(
     watch, clock = polling
     denied = Denied(monkeypatch)
     denied.deny(projects / "proj" / "s1.jsonl")
-    folder = FolderWatch(str(projects), watch=watch, clock=clock)
+    folder = FolderWatch(str(projects), FolderOptions(clock=clock), watch=watch)
     session, subagent = folder.new_files()
-    assert said(session.read_available()) == ["unreadable"]
+    assert said_names(session.read_available()) == ["unreadable"]
     assert data(subagent.read_available()) == [b"{}"]
     clock.now += RETRY_S
     assert session.read_available() == []
     denied.allow(session.path)
     clock.now += RETRY_S
     assert session.read_available() == [
-        SourceEvent("readable", f"{session.path}: can be read again; reading it"),
+        SourceEvent(
+            events.Readable(str(session.path)), f"{session.path}: can be read again; reading it"
+        ),
         Line(1, 3, b"{}"),
     ]
 
@@ -337,14 +346,14 @@ def test_a_new_file_it_cannot_read_yet_is_followed_once_it_can_be(
 ) -> None:
     watch, clock = polling
     denied = Denied(monkeypatch)
-    folder = FolderWatch(str(projects), watch=watch, clock=clock)
+    folder = FolderWatch(str(projects), FolderOptions(clock=clock), watch=watch)
     folder.new_files()
     late = projects / "proj" / "s2.jsonl"
     late.write_bytes(b'{"late": 1}\n')
     denied.deny(late)
     clock.now += 1.0
     (found,) = folder.new_files()
-    assert said(found.read_available()) == ["unreadable"]
+    assert said_names(found.read_available()) == ["unreadable"]
     denied.allow(late)
     clock.now += RETRY_S
     assert data(found.read_available()) == [b'{"late": 1}']
@@ -357,15 +366,16 @@ def test_a_folder_it_cannot_list_is_said_once_and_its_files_followed_once_it_can
     denied = Denied(monkeypatch)
     locked = projects / "proj" / "s1"
     denied.deny(locked)
-    folder = FolderWatch(str(projects), watch=watch, clock=clock)
+    folder = FolderWatch(str(projects), FolderOptions(clock=clock), watch=watch)
     assert names(folder.new_files()) == ["s1.jsonl"]
-    (event,) = folder.take_events()
-    assert event.name == "unreadable"
-    assert event.text.startswith(f"warning: {locked}: cannot read this folder (Permission denied)")
+    (unreadable,) = folder.take_events()
+    assert unreadable.event == events.Unreadable(str(projects), "Permission denied", str(locked))
+    assert unreadable.text is not None
+    assert unreadable.text.startswith(f"warning: {locked}: cannot read this folder (Permission")
     clock.now += 1.0
     assert folder.new_files() == []
     assert folder.take_events() == []  # said once
     denied.allow(locked)
     clock.now += 1.0
     assert names(folder.new_files()) == ["agent-a1.jsonl"]
-    assert [event.name for event in folder.take_events()] == ["readable"]
+    assert said(folder.take_events()) == [events.Readable(str(projects), str(locked))]

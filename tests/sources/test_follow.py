@@ -10,14 +10,15 @@ from pathlib import Path
 
 import pytest
 
+from bot import events
 from bot.errors import InputError
-from bot.sources.follow import FileFollower, wait_for_data
+from bot.sources.follow import FileFollower, FileOptions, wait_for_data
 from bot.sources.lines import BOM, Line, LineOverLimit, LongLine
 from bot.sources.opening import RETRY_S
-from bot.sources.source import Rotated, Source, SourceEvent, Truncated
+from bot.sources.source import Item, Rotated, Source, SourceEvent, Truncated
 from bot.sources.watch import ChangeWatch
 from tests.conftest import FakeClock
-from tests.sources.helpers import Denied, data
+from tests.sources.helpers import Denied, data, said
 
 
 class FakeTime:
@@ -96,7 +97,7 @@ def test_a_directory_is_a_one_line_input_error(tmp_path: Path) -> None:
 
 def test_a_missing_file_is_waited_for_when_asked(tmp_path: Path) -> None:
     path = tmp_path / "later.jsonl"
-    with FileFollower(path, wait_for_file=True) as follower:
+    with FileFollower(path, FileOptions(wait_for_file=True)) as follower:
         assert not follower.ready()
         assert follower.read_available() == []
         path.write_bytes(b"hello\n")
@@ -132,7 +133,7 @@ def test_an_offset_past_the_end_is_taken_as_a_truncation(log: Path) -> None:
 
 def test_one_read_returns_at_most_its_limit_and_the_rest_comes_next(log: Path) -> None:
     log.write_bytes(b"".join(b"%03d\n" % n for n in range(100)))  # 400 bytes
-    with FileFollower(log, chunk_bytes=16, read_limit=64) as follower:
+    with FileFollower(log, FileOptions(chunk_bytes=16, read_limit=64)) as follower:
         first = follower.read_available()
         assert len(first) == 16
         assert follower.ready()
@@ -144,7 +145,7 @@ def test_one_read_returns_at_most_its_limit_and_the_rest_comes_next(log: Path) -
 
 def test_a_long_line_in_the_file_is_a_marker_and_the_next_lines_are_read(log: Path) -> None:
     log.write_bytes(b"a\n" + b"z" * 100 + b"\nb\n")
-    with FileFollower(log, max_line_bytes=50, chunk_bytes=8) as follower:
+    with FileFollower(log, FileOptions(max_line_bytes=50, chunk_bytes=8)) as follower:
         assert follower.read_available() == [
             Line(1, 2, b"a"),
             LineOverLimit(2, 50),  # said as soon as the line held passed the limit
@@ -155,7 +156,7 @@ def test_a_long_line_in_the_file_is_a_marker_and_the_next_lines_are_read(log: Pa
 
 def test_stopping_at_the_end_emits_the_partial_last_line_and_closes(log: Path) -> None:
     log.write_bytes(b"one\nlast")
-    follower = FileFollower(log, stop_at_end=True)
+    follower = FileFollower(log, FileOptions(stop_at_end=True))
     assert follower.read_available() == [Line(1, 4, b"one"), Line(2, 8, b"last")]
     assert follower.closed
     assert follower.read_available() == []
@@ -164,7 +165,7 @@ def test_stopping_at_the_end_emits_the_partial_last_line_and_closes(log: Path) -
 
 def test_wait_for_data_returns_at_once_when_a_file_grew(log: Path) -> None:
     fake = FakeTime()
-    follower = FileFollower(log, clock=fake.clock, sleep=fake.sleep)
+    follower = FileFollower(log, FileOptions(clock=fake.clock, sleep=fake.sleep))
     append(log, b"x\n")
     assert wait_for_data([follower], timeout=10)
     assert fake.sleeps == []
@@ -172,7 +173,9 @@ def test_wait_for_data_returns_at_once_when_a_file_grew(log: Path) -> None:
 
 def test_wait_for_data_gives_up_after_the_timeout(log: Path) -> None:
     fake = FakeTime()
-    follower = FileFollower(log, poll_interval=0.25, clock=fake.clock, sleep=fake.sleep)
+    follower = FileFollower(
+        log, FileOptions(poll_interval=0.25, clock=fake.clock, sleep=fake.sleep)
+    )
     assert not wait_for_data([follower], timeout=1.0)
     assert fake.sleeps == [0.25, 0.25, 0.25, 0.25]
 
@@ -183,7 +186,8 @@ def test_wait_for_data_wakes_when_any_of_several_files_grows(tmp_path: Path) -> 
     for path in paths:
         path.write_bytes(b"")
     followers: list[Source] = [
-        FileFollower(path, poll_interval=0.5, clock=fake.clock, sleep=fake.sleep) for path in paths
+        FileFollower(path, FileOptions(poll_interval=0.5, clock=fake.clock, sleep=fake.sleep))
+        for path in paths
     ]
     fake.on_sleep.append((3, paths[1], b"late\n"))
     assert wait_for_data(followers, timeout=60)
@@ -192,7 +196,7 @@ def test_wait_for_data_wakes_when_any_of_several_files_grows(tmp_path: Path) -> 
 
 
 def test_wait_ready_sees_a_write_from_another_thread(log: Path) -> None:
-    follower = FileFollower(log, poll_interval=0.01)
+    follower = FileFollower(log, FileOptions(poll_interval=0.01))
     writer = threading.Timer(0.02, append, args=(log, b"hi\n"))
     writer.start()
     try:
@@ -297,7 +301,7 @@ def test_the_position_is_after_the_last_line_returned(log: Path) -> None:
 def test_a_watched_file_is_not_looked_at_until_a_change_or_a_recheck(log: Path) -> None:
     fake = FakeTime()
     watch = ChangeWatch(events=False, poll_interval=2.0, clock=fake.clock)
-    with FileFollower(log, watch=watch, clock=fake.clock) as follower:
+    with FileFollower(log, FileOptions(clock=fake.clock), watch=watch) as follower:
         assert follower.read_available() == []
         append(log, b"x\n")
         assert not follower.ready()
@@ -309,8 +313,8 @@ def test_a_watched_file_is_not_looked_at_until_a_change_or_a_recheck(log: Path) 
 # --- a path it cannot read for a while ---------------------------------------------------------
 
 
-def events(items: list[object]) -> list[str]:
-    return [item.name for item in items if isinstance(item, SourceEvent)]
+def said_names(items: list[Item]) -> list[str]:
+    return [event.name for event in said(items)]
 
 
 def test_an_unreadable_file_is_said_once_then_read_once_it_can_be(
@@ -319,13 +323,12 @@ def test_an_unreadable_file_is_said_once_then_read_once_it_can_be(
     denied, clock = Denied(monkeypatch), FakeClock()
     denied.deny(log)
     append(log, b"a\n")
-    follower = FileFollower(log, wait_for_file=True, clock=clock)
-    (said,) = follower.read_available()
-    assert said == SourceEvent(
-        "unreadable",
+    follower = FileFollower(log, FileOptions(wait_for_file=True, clock=clock))
+    (unreadable,) = follower.read_available()
+    assert unreadable == SourceEvent(
+        events.Unreadable(str(log), f"{log}: cannot read it (Permission denied)"),
         f"warning: {log}: cannot read it (Permission denied); reading on, and this file once "
         "it can be read",
-        (("error", f"{log}: cannot read it (Permission denied)"),),
     )
     clock.advance(RETRY_S)
     assert follower.read_available() == []  # tried again: said once only
@@ -334,7 +337,7 @@ def test_an_unreadable_file_is_said_once_then_read_once_it_can_be(
     clock.advance(RETRY_S)
     assert follower.ready()
     items = follower.read_available()
-    assert events(items) == ["readable"]
+    assert said_names(items) == ["readable"]
     assert data(items) == [b"a"]
 
 
@@ -350,8 +353,8 @@ def test_an_unreadable_file_read_to_its_end_is_said_and_closes(
     log: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     Denied(monkeypatch).deny(log)
-    follower = FileFollower(log, wait_for_file=True, stop_at_end=True)
-    assert events(follower.read_available()) == ["unreadable"]
+    follower = FileFollower(log, FileOptions(wait_for_file=True, stop_at_end=True))
+    assert said_names(follower.read_available()) == ["unreadable"]
     assert follower.closed
 
 
@@ -360,7 +363,7 @@ def test_a_path_rotated_to_what_it_cannot_read_keeps_reading_and_switches_once_i
     log: Path, monkeypatch: pytest.MonkeyPatch, replacement: str
 ) -> None:
     denied, clock = Denied(monkeypatch), FakeClock()
-    follower = FileFollower(log, clock=clock)
+    follower = FileFollower(log, FileOptions(clock=clock))
     append(log, b"a\n")
     assert data(follower.read_available()) == [b"a"]
     old = log.rename(log.with_name("agent.jsonl.1"))
@@ -371,7 +374,7 @@ def test_a_path_rotated_to_what_it_cannot_read_keeps_reading_and_switches_once_i
         log.write_bytes(b"new\n")
     append(old, b"b\n")
     items = follower.read_available()
-    assert events(items) == ["unreadable"]
+    assert said_names(items) == ["unreadable"]
     assert data(items) == [b"b"]  # the old file is read on
     append(old, b"c\n")
     assert follower.ready()
@@ -382,7 +385,7 @@ def test_a_path_rotated_to_what_it_cannot_read_keeps_reading_and_switches_once_i
     denied.allow(log)
     clock.advance(RETRY_S)
     items = follower.read_available()
-    assert events(items) == ["readable"]
+    assert said_names(items) == ["readable"]
     assert [item for item in items if not isinstance(item, SourceEvent)] == [
         Rotated(6, 4),
         Line(1, 4, b"new"),
@@ -394,7 +397,7 @@ def test_a_path_it_cannot_read_is_not_ready_until_it_is_tried_again(
 ) -> None:
     """No busy loop: a waiting main loop is not woken at once, again and again."""
     clock = FakeClock()
-    follower = FileFollower(log, clock=clock)
+    follower = FileFollower(log, FileOptions(clock=clock))
     log.unlink()
     log.mkdir()
     follower.read_available()
@@ -413,6 +416,6 @@ def test_a_path_that_became_a_pipe_is_said_and_never_waited_on(log: Path) -> Non
     reading.start()
     reading.join(5)
     assert not reading.is_alive()
-    (said,) = items
-    assert isinstance(said, SourceEvent)
-    assert said.text.startswith(f"warning: {log}: not a regular file")
+    (pipe,) = items
+    assert isinstance(pipe, SourceEvent) and pipe.text is not None
+    assert pipe.text.startswith(f"warning: {log}: not a regular file")

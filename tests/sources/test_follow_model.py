@@ -24,7 +24,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from bot.sources.follow import FileFollower
+from bot.sources.follow import FileFollower, FileOptions
 from bot.sources.lines import Line
 from bot.sources.position import FilePosition
 
@@ -48,7 +48,9 @@ class FollowedFile(RuleBasedStateMachine):
         self.follower = self._follower(None)
 
     def _follower(self, resume: FilePosition | None) -> FileFollower:
-        return FileFollower(self.path, resume=resume, wait_for_file=True, chunk_bytes=7)
+        return FileFollower(
+            self.path, FileOptions(wait_for_file=True, chunk_bytes=7), resume=resume
+        )
 
     def _new_line(self) -> bytes:
         return b"%s%d-%s" % (GENERATIONS[self.generation].encode(), next(self.serials), b"x" * 5)

@@ -8,11 +8,12 @@ from pathlib import Path
 import orjson
 import pytest
 
+from bot import events
 from bot.errors import InputError
-from bot.sources.follow import FileFollower
+from bot.sources.follow import FileFollower, FileOptions
 from bot.sources.lines import Line
 from bot.sources.position import DocumentPosition, FilePosition, find_moved, stored_position
-from bot.sources.source import Rotated, Truncated
+from bot.sources.source import Rotated, SourceEvent, Truncated
 from tests.sources.helpers import data
 
 
@@ -85,6 +86,7 @@ def test_a_file_rotated_while_down_is_finished_then_the_new_one_read(log: Path) 
     log.write_bytes(b"fresh\n")
     with FileFollower(log, resume=position) as follower:
         assert follower.read_available() == [
+            SourceEvent(events.Moved(str(log), str(log.with_name("app.jsonl.1")))),
             Line(3, 14, b"three"),
             Rotated(14, 6),
             Line(1, 6, b"fresh"),
@@ -129,7 +131,7 @@ def test_a_missing_file_with_no_rotated_copy_is_an_input_error(log: Path) -> Non
 def test_a_missing_file_is_waited_for_and_keeps_its_position(log: Path) -> None:
     position = left_at(log)
     log.unlink()
-    with FileFollower(log, resume=position, wait_for_file=True) as follower:
+    with FileFollower(log, FileOptions(wait_for_file=True), resume=position) as follower:
         assert follower.read_available() == []
         assert follower.position() == position
         log.write_bytes(b"later\n")

@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.errors import InputError
-from bot.sources.follow import FileFollower
+from bot.sources.follow import FileFollower, FileOptions
 from bot.sources.lines import Line, LineOverLimit, LongLine
 from bot.sources.spool import LineClipper, StdinSpool, leftover_spools, remove_spool
 from tests.sources.helpers import collect, data, until_closed, until_lines, wait_until
@@ -92,7 +92,7 @@ def test_a_spool_left_by_an_earlier_run_is_found_and_resumed(
     with open(os.devnull, "rb") as empty:
         second = StdinSpool(empty, tmp_path / "spool")
     assert leftover_spools(tmp_path / "spool", besides=second.path) == [first.path]
-    with FileFollower(first.path, resume=committed, stop_at_end=True) as rest:
+    with FileFollower(first.path, FileOptions(stop_at_end=True), resume=committed) as rest:
         assert rest.read_available() == [Line(2, 13, b"not yet")]
     remove_spool(first.path)
     assert leftover_spools(tmp_path / "spool", besides=second.path) == []

@@ -8,9 +8,10 @@ from collections.abc import Iterator
 
 import pytest
 
+from bot import events
 from bot.sources.lines import Line
 from bot.sources.stream import StreamReader
-from tests.sources.helpers import collect, data, until_closed, until_lines, wait_until
+from tests.sources.helpers import collect, data, said, until_closed, until_lines, wait_until
 
 
 class Pipe:
@@ -99,10 +100,12 @@ class FailingStream:
         raise OSError(5, "Input/output error")
 
 
-def test_a_read_error_ends_the_input_and_is_kept() -> None:
+def test_a_read_error_ends_the_input_and_is_kept_and_said() -> None:
     reader = StreamReader(FailingStream(), name="tty")
-    assert data(collect(reader, until_closed(reader))) == [b"before"]
+    items = collect(reader, until_closed(reader))
+    assert data(items) == [b"before"]
     assert isinstance(reader.error, OSError)
+    assert said(items) == [events.ReadingStopped("tty", "[Errno 5] Input/output error")]
     assert reader.join(timeout=5.0)
 
 

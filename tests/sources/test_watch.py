@@ -1,5 +1,6 @@
 """The change watch: file-system events mark the paths they name, once; new entries are told
-apart; without events, waiting is bounded by the polling interval."""
+apart; without events, waiting is bounded by the polling interval, and a folder it cannot watch
+is polled, said once."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from bot import events
 from bot.sources.watch import ChangeWatch
-from tests.sources.helpers import wait_until
+from tests.sources.helpers import said, wait_until
 
 
 @pytest.fixture
@@ -52,3 +54,16 @@ def test_without_events_a_wait_lasts_at_most_the_polling_interval() -> None:
     assert not watch.wait(60)
     assert time.monotonic() - started < 5
     assert not watch.events
+
+
+def test_a_folder_it_cannot_watch_is_polled_and_said_once(tmp_path: Path) -> None:
+    watch = ChangeWatch(poll_interval=0.5)
+    if not watch.events:
+        pytest.skip("no file-system events here")
+    missing = tmp_path / "gone"
+    watch.watch_folder(missing, recursive=True)  # the observer cannot watch what is not there
+    (polling,) = said(watch.take_events())
+    assert isinstance(polling, events.Polling)
+    assert (polling.folder, polling.every_s) == (str(missing), 0.5) and polling.error
+    assert not watch.events and watch.recheck_interval == 0.5
+    assert watch.take_events() == []  # said once
