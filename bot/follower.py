@@ -1,19 +1,13 @@
 """The main loop of ``follow`` and ``run``: sources → formats → sessions → messages → Slack.
 
-Each turn reads what the sources have (never blocking on one), feeds the records to their
-sessions, re-renders only the sessions that changed (at most every ``render_every_s``, or
-sooner, every ``FRESH_RENDER_S``, when the shared update budget has room: an update that goes
-at once should carry what was just read, not what was read half a second ago), and lets
-delivery send what its budgets allow; then it waits for more input or for delivery's next
+Each turn reads what the sources have (never blocking on one; ``bot.reading``), feeds the
+records to their sessions, re-renders only the sessions that changed (at most every
+``render_every_s``, or sooner, every ``FRESH_RENDER_S``, when the shared update budget has room:
+an update that goes at once should carry what was just read, not what was read half a second
+ago), and lets delivery send what its budgets allow; finished sessions idle for a while leave
+memory for the store (``bot.retiring``); then it waits for more input or for delivery's next
 slot, whichever comes first.
 
-A JSON document rewritten in place (a ``DocumentFollower``) is read again whole: the sessions
-read from it before are dropped and built again from the new content (``_rebuild``), never
-added to, so their messages, which keep their keys, are updated in place, and only what is new
-is posted.
-
-A source that can say how it ended (a ``run`` command's agent: its exit code, the signal that
-ended it) gives, once its output ended, an ``AgentExited`` record to each session it wrote.
 A stop (the first Ctrl-C) ends the reading and gives delivery ``drain_s`` more seconds, saying
 what it waits for; a second one stops at once (``Stopped``), the state saved for the next start
 (``bot.stopping``).
@@ -41,31 +35,19 @@ from bot.logs import EventLog
 from bot.metrics import report_of
 from bot.preview import expected_results
 from bot.progress import ProgressBar
-from bot.records import Origin, Record, Unparsed
-from bot.redaction import Redactor, redact_record
+from bot.reading import FollowCounts, Reading
+from bot.redaction import Redactor
 from bot.replay import Replay
-from bot.session import Session, SessionBook, SessionSettings, SessionStatus
-from bot.session.ends import exit_records
-from bot.sources.document import DocumentFollower
+from bot.retiring import Retired
+from bot.session import Session, SessionBook, SessionSettings
 from bot.sources.folder import FolderWatch
-from bot.sources.lines import Line, LineOverLimit, LongLine
-from bot.sources.source import Rewritten, Rotated, Source, SourceEvent, Truncated
+from bot.sources.source import Source
 from bot.stopping import DRAIN_S, Stopping
 
 RENDER_EVERY_S = 0.5
-RETIRE_AFTER_S = 600.0  # a finished, delivered session idle this long leaves memory...
-RETIRE_EVERY_S = 60.0  # ...checked this often (only with a store to keep it in)
 FRESH_RENDER_S = 0.1
 IDLE_WAIT_S = 0.25
 MAX_FLUSHES = 3  # a final delivery renders again at most this often for threads started again
-
-
-@dataclass
-class FollowCounts:
-    lines: int = 0
-    records: int = 0
-    unparsed: int = 0
-    long_lines: int = 0
 
 
 def _utc_now() -> datetime:
@@ -114,37 +96,28 @@ class Follower:
     ) -> None:
         options = options or FollowerOptions()
         checkpoints = self.checkpoints = options.checkpoints
-        self.sources: list[Source] = []
         self.delivery = delivery
-        self.family = options.family
         self.core = core or CoreState(SessionBook(options.session_settings))
         self.book = self.core.book
-        self.readers = self.core.readers
         self.folder = folder  # new files in it become sources as they appear
         self.heartbeat = options.heartbeat
-        self._folder_scanned = False
-        self.redactor = options.redactor or Redactor()  # secrets out before previews are cut
         self.clock, self.wall_clock = options.clock, options.wall_clock
         self.log = options.log or EventLog(None)
         self.render_every_s = options.render_every_s
-        self.progress = options.progress
         self.replay = options.replay  # --replay-speed: records applied at their log's pace
         self.since = options.since  # --since: a session last active before then is not posted
+        self.retired = Retired(checkpoints, self.log, self.clock, self.wall_clock)
+        self.reading = Reading(
+            self.core, self.retired, log=self.log, family=options.family, folder=folder,
+            redactor=options.redactor or Redactor(),  # secrets out before previews are cut
+            replay=self.replay, progress=options.progress,
+        )  # fmt: skip
+        self._touched = self.reading.touched  # sessions changed since they were last rendered
         self._skipped_said = core is not None  # how many --since left out: said at a first start
-        self._caught_up = False  # a turn found nothing more to read: what was there is read
-        self.counts = FollowCounts()
-        self._touched: set[str] = set(self.book.sessions)  # restored: compare with the channel
-        self._families = self.core.families
         self._rendered_at = float("-inf")
-        self._finished = self.core.ended
         self._unsaved = core is None
-        self._archived = checkpoints.archived_ids() if checkpoints is not None else set()
-        self._retired_at = self.clock()
         self.turned_at = self.clock()  # when the loop last turned (health: it is not stuck)
         self.stopped: str | None = None  # why delivery stopped (a revoked token...), if it did
-        self.not_understood: list[str] = []  # a line for each source of which nothing was read
-        self._said: set[str] = set()  # those sources (a rewritten document's new reader too)
-        self._exits: dict[str, dict[str, None]] = {}  # a command's source -> the sessions it wrote
         kept = checkpoints is not None and checkpoints.store.path is not None  # a state file
         self.stopping = Stopping(self.clock, lambda: self.delivery.pending, self.log,
                                  keeps_state=kept)  # fmt: skip
@@ -153,163 +126,44 @@ class Follower:
 
     def add_source(self, source: Source) -> None:
         """Follow one more source (a file that appeared in a followed folder)."""
-        self.sources.append(source)
-        if source.name not in self.readers:
-            self.readers[source.name] = SourceReader(
-                source.name, family=self.family, repeatable=getattr(source, "repeatable", False)
-            )
-        if isinstance(source, DocumentFollower):  # its sessions are rebuilt when it is rewritten
-            self.core.produced.setdefault(source.name, set())
-        if callable(getattr(source, "ending", None)):  # its end becomes its sessions' record
-            self._exits.setdefault(source.name, {})
+        self.reading.add_source(source)
 
-    # --- one turn -------------------------------------------------------------------------
+    @property
+    def sources(self) -> list[Source]:
+        return self.reading.sources
 
-    def read(self) -> int:
-        """Feed what every source has now; the number of items read."""
-        now = self.wall_clock()
-        read = 0
-        if self.folder is not None:
-            found = self.folder.new_files()
-            for new_file in found:
-                self.add_source(new_file)
-            if found:  # one line per scan, however many files it found
-                names = tuple(new_file.name for new_file in found[:5])
-                self.log.event(events.FilesFound(len(found), names))
-            for event in self.folder.take_events():  # a folder it may not read, for a while
-                self._tell(event)
-            self._folder_scanned = True
-        for source in self.sources:
-            reader = self.readers[source.name]
-            items = source.read_available()
-            read += len(items)
-            self._unsaved = self._unsaved or bool(items)
-            for item in items:
-                if isinstance(item, Rewritten):
-                    reader = self._rebuild(source.name, item)
-                    continue
-                self._take(reader, self._records(reader, item), now)
-            if source.closed and source.name not in self._finished:
-                self._finished.add(source.name)
-                self._unsaved = True
-                self._take(reader, reader.finish() + self._exit_records(source, reader), now)
-            if items or source.closed:
-                self._say_if_not_understood(reader)
-        if self.replay is not None:
-            for reader, records in self.replay.due():
-                self._apply(reader, records, now)
-        if read == 0 and (self.folder is None or self._folder_scanned):
-            self._caught_up = True
-        return read
+    @property
+    def readers(self) -> dict[str, SourceReader]:
+        return self.core.readers
 
-    def _exit_records(self, source: Source, reader: SourceReader) -> list[Record]:
-        """How the source's agent ended, a record for each session it wrote (none while the
-        agent still runs, or for a source that has no agent)."""
-        sessions = self._exits.get(source.name)
-        ending: Callable[[], _Ending | None] | None = getattr(source, "ending", None)
-        if not sessions or ending is None:
-            return []
-        ended = ending()
-        if ended is None:
-            return []
-        self.log.event(events.AgentEnded(source.name, ended.code, ended.signal))
-        return exit_records(sessions, ended.code, ended.signal, reader.stats.lines + 1)
+    @property
+    def counts(self) -> FollowCounts:
+        return self.reading.counts
 
-    def _take(self, reader: SourceReader, records: list[Record], now: datetime) -> None:
-        """Apply what was read, or (replaying) hold it until its time comes."""
-        if self.replay is None:
-            self._apply(reader, records, now)
-        else:
-            self.replay.hold(reader, records)
-
-    def _say_if_not_understood(self, reader: SourceReader) -> None:
-        """A source of which nothing can be read is said once, on stderr and in the log."""
-        said = reader.not_understood()
-        if said is None or reader.source in self._said:
-            return
-        self._said.add(reader.source)
-        self.not_understood.append(said)
-        self.log.event(events.NotUnderstood(reader.source, reader.first_line))
-        print(f"slacktail: {said}", file=sys.stderr)
+    @property
+    def not_understood(self) -> list[str]:
+        """A line for each source of which nothing could be read."""
+        return self.reading.not_understood
 
     @property
     def nothing_read(self) -> bool:
         """Not one record could be read, and no session was restored: the input is empty or
         not a log slacktail reads."""
-        counts = self.counts
-        return counts.records == counts.unparsed and not self.book.sessions and not self._archived
+        return self.reading.nothing_read
 
-    def _tell(self, said: SourceEvent) -> None:
-        """What reading goes on through, said once: in the log and, for a person, on stderr."""
-        self.log.event(said.event)
-        if said.text is not None:
-            print(f"slacktail: {said.text}", file=sys.stderr)
+    @property
+    def input_ended(self) -> bool:
+        """Every source ended (a followed folder: only with ``--once``, once it was read)."""
+        return self.reading.input_ended
 
-    def _records(
-        self, reader: SourceReader, item: Line | LongLine | LineOverLimit | Truncated | SourceEvent
-    ) -> list[Record]:
-        if isinstance(item, Line):
-            self.counts.lines += 1
-            if self.progress is not None:
-                self.progress.update(item.offset)
-            return reader.feed(item.data, item.number)
-        if isinstance(item, LongLine):
-            self.counts.long_lines += 1
-            self.log.event(events.LongLine(reader.source, item.number, item.size))
-            reason = f"line of {item.size:,} bytes, over the limit"
-            return [Unparsed(Origin("", None, item.number), reason=reason)]
-        if isinstance(item, LineOverLimit):
-            over = events.LineOverLimit(reader.source, item.number, item.limit)
-            self._tell(SourceEvent(over, f"warning: {item.text(reader.source)}"))
-            return []
-        if isinstance(item, SourceEvent):
-            self._tell(item)
-            return []
-        cut = events.Rotated if isinstance(item, Rotated) else events.Truncated
-        # offset: the bytes read of the file before (``at`` is every event's time)
-        self.log.event(cut(reader.source, item.offset, item.size))
-        return []
+    # --- one turn -------------------------------------------------------------------------
 
-    def _rebuild(self, name: str, item: Rewritten) -> SourceReader:
-        """The document ``name`` was rewritten: the sessions read from it are dropped, with its
-        reader, to be built again from its new content. Their messages are then updated in
-        place (same keys), not posted again."""
-        dropped = self.core.produced.get(name, set())
-        for session_id in dropped:
-            self.book.drop(session_id)
-            if session_id in self._archived:  # its archived state is not to come back
-                self._archived.discard(session_id)
-                if self.checkpoints is not None:
-                    self.checkpoints.drop_archived(session_id)
-        self.core.produced[name] = set()
-        if self.replay is not None:
-            self.replay.forget(name)
-        self._finished.discard(name)
-        self._unsaved = True
-        reader = self.readers[name] = SourceReader(name, family=self.family)
-        self.log.event(events.Rewritten(name, item.size, len(dropped)))
-        return reader
-
-    def _apply(self, reader: SourceReader, records: list[Record], now: datetime) -> None:
-        produced = self.core.produced.get(reader.source)  # only a document's are kept
-        exits = self._exits.get(reader.source)  # and a command's
-        for record in records:
-            self.counts.records += 1
-            if record.session_id in self._archived:
-                self._unarchive(record.session_id)
-            session = self.book.apply(redact_record(record, self.redactor), now)
-            if session is None:
-                self.counts.unparsed += type(record) is Unparsed
-                continue
-            if session.session_id not in self._families:
-                self._families[session.session_id] = reader.family or ""
-                agent = session.info.agent or None
-                self.log.event(events.SessionStarted(session.session_id, agent, reader.source))
-            self._touched.add(session.session_id)
-            if produced is not None:
-                produced.add(session.session_id)
-            if exits is not None:
-                exits[session.session_id] = None
+    def read(self) -> int:
+        """Feed what every source has now; the number of items read."""
+        read = self.reading.read(self.wall_clock())
+        self._unsaved = self._unsaved or self.reading.changed
+        self.reading.changed = False
+        return read
 
     def render(self, *, force: bool = False) -> None:
         """Hand the sessions that changed to delivery (at most every ``render_every_s``)."""
@@ -340,7 +194,7 @@ class Follower:
 
     def _say_skipped(self) -> None:
         """At a first start, once what there is was read: how many sessions --since leaves out."""
-        if self._skipped_said or not (self._caught_up or self.input_ended):
+        if self._skipped_said or not (self.reading.caught_up or self.input_ended):
             return
         self._skipped_said = True
         skipped = sum(1 for s in self.book.sessions.values() if self._before_since(s))
@@ -369,15 +223,6 @@ class Follower:
         if not self._touched or self.clock() - self._rendered_at < FRESH_RENDER_S:
             return False
         return self.delivery.update_may_go()
-
-    @property
-    def input_ended(self) -> bool:
-        """Every source ended (a followed folder: only with ``--once``, once it was read)."""
-        if self.folder is not None and not (self.folder.stop_at_end and self._folder_scanned):
-            return False
-        if self.replay is not None and self.replay.holding:
-            return False
-        return all(source.closed for source in self.sources)
 
     # --- the loop -------------------------------------------------------------------------
 
@@ -418,9 +263,9 @@ class Follower:
         if self.replay is not None:  # what is still held goes at once
             now = self.wall_clock()
             for reader, records in self.replay.release_all():
-                self._apply(reader, records, now)
+                self.reading.apply(reader, records, now)
         if end_sessions:
-            self.book.close(expected_results(self._families))
+            self.book.close(expected_results(self.core.families))
             self._touched.update(self.book.sessions)
             self._unsaved = True
         done = False
@@ -455,33 +300,10 @@ class Follower:
     # --- memory ---------------------------------------------------------------------------
 
     def retire(self) -> None:
-        """Move finished sessions, delivered and idle for ``RETIRE_AFTER_S``, from memory to
-        the store; a late record of one brings it back."""
-        checkpoints = self.checkpoints
-        if checkpoints is None or self.clock() - self._retired_at < RETIRE_EVERY_S:
-            return
-        self._retired_at = self.clock()
-        now = self.wall_clock()
-        for session_id, session in list(self.book.sessions.items()):
-            if session.status is SessionStatus.RUNNING or session_id in self._touched:
-                continue
-            seen = session.last_seen
-            if seen is None or (now - seen).total_seconds() < RETIRE_AFTER_S:
-                continue
-            if self.delivery.waiting_for(session_id):
-                continue
-            checkpoints.archive(session)
-            self.book.release(session_id)
-            self._archived.add(session_id)
+        """Move finished sessions, delivered and idle for a while, from memory to the store
+        (``bot.retiring``); a late record of one brings it back."""
+        if self.retired.retire(self.book, self.delivery, self._touched):
             self._unsaved = True
-            self.log.event(events.SessionRetired(session_id))
-
-    def _unarchive(self, session_id: str) -> None:
-        self._archived.discard(session_id)
-        assert self.checkpoints is not None
-        session = self.checkpoints.unarchive(session_id)
-        if session is not None:
-            self.book.restore(session)
 
     def save_checkpoint(self, *, force: bool = False) -> None:
         """Commit the sources' positions with the core state they produced (when due)."""
@@ -519,16 +341,6 @@ class Follower:
 
 class _Position(Protocol):
     def to_dict(self) -> dict[str, Any]: ...
-
-
-class _Ending(Protocol):
-    """How a source's agent ended (see ``AgentCommand.ending``)."""
-
-    @property
-    def code(self) -> int | None: ...
-
-    @property
-    def signal(self) -> str | None: ...
 
 
 def _position_of(source: Source) -> _Position | None:

@@ -20,9 +20,10 @@ import pytest
 from bot.checkpoints import Checkpoints
 from bot.delivery import Delivery, SlackApi
 from bot.errors import Stopped
-from bot.follower import RETIRE_AFTER_S, RETIRE_EVERY_S, Follower, FollowerOptions
+from bot.follower import Follower, FollowerOptions
 from bot.localslack import LocalSlack
 from bot.logs import EventLog
+from bot.retiring import RETIRE_AFTER_S, RETIRE_EVERY_S
 from bot.session import SessionStatus, ToolStatus
 from bot.sources.document import DocumentFollower
 from bot.sources.folder import FolderOptions, FolderWatch

@@ -9,7 +9,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from bot.delivery import Delivery, SlackApi
 from bot.delivery.deliverer import Counts
-from bot.follower import FollowCounts, Follower
+from bot.follower import Follower
 from bot.metrics import (
     COUNTERS,
     GAUGES,
@@ -19,6 +19,7 @@ from bot.metrics import (
     metrics_registry,
     report_of,
 )
+from bot.reading import FollowCounts
 
 
 def test_a_report_whose_loop_turned_just_now_is_healthy() -> None:
@@ -64,7 +65,7 @@ def test_counters_end_in_total_and_gauges_do_not() -> None:
 def test_a_followers_report_carries_its_read_and_delivery_counters() -> None:
     delivery = Delivery(SlackApi("xoxb-test", "http://127.0.0.1:9/"), "C0123456")
     follower = Follower([], delivery)
-    follower.counts = FollowCounts(lines=12, records=10, unparsed=2, long_lines=1)
+    follower.reading.counts = FollowCounts(lines=12, records=10, unparsed=2, long_lines=1)
     delivery.counts = Counts(posts=3, updates=8, reactions=1, rate_limited=4, retries=5)
     report = report_of(follower, turned_at=50.0, lag_s=2.0, stopped="token_revoked")
     assert report == HealthReport(
