@@ -132,7 +132,21 @@ def _slack_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--idle-after", metavar="DURATION",
                         help="show a running session whose log is quiet this long as idle: "
                         "seconds, or 90s, 10m, 1h (default 10m; SLACKTAIL_IDLE_AFTER)")  # fmt: skip
+    _app_options(parser)
     _redaction_options(parser)
+
+
+def _app_options(parser: argparse.ArgumentParser) -> None:
+    """Who may use the controls, and how the app receives clicks (its secrets: environment)."""
+    parser.add_argument("--allow-user", action="append", dest="allow_users", metavar="USER_ID",
+                        help="this Slack user may use the controls (Stop...); repeatable "
+                        "(SLACKTAIL_ALLOW_USERS, comma-separated)")  # fmt: skip
+    parser.add_argument("--allow-channel-members", action="store_true", default=None,
+                        help="the channel's members may use the controls")  # fmt: skip
+    parser.add_argument("--http-port", type=_port, metavar="PORT",
+                        help="receive the app's requests by HTTP on this port, verified with "
+                        "SLACK_SIGNING_SECRET (default: Socket Mode with SLACK_APP_TOKEN; "
+                        "SLACKTAIL_HTTP_PORT)")  # fmt: skip
 
 
 def _redaction_options(parser: argparse.ArgumentParser) -> None:
@@ -198,6 +212,9 @@ def _settings(args: argparse.Namespace) -> Settings:
         "state_dir": args.state_dir,
         "health_port": args.health_port,
         "idle_after": args.idle_after,
+        "allow_users": _users(args.allow_users),
+        "allow_channel_members": args.allow_channel_members,
+        "http_port": args.http_port,
         "redact_patterns": args.redact_patterns,
         "redact_allowlist": args.redact_allowlist,
         "log_level": args.log_level,
@@ -206,6 +223,13 @@ def _settings(args: argparse.Namespace) -> Settings:
     }
     config = args.config or os.environ.get("SLACKTAIL_CONFIG") or None
     return load_settings(flags, Path(config) if config else None)
+
+
+def _users(given: list[str] | None) -> tuple[str, ...] | None:
+    """``--allow-user`` values, each maybe comma-separated."""
+    if given is None:
+        return None
+    return tuple(user.strip() for value in given for user in value.split(",") if user.strip())
 
 
 def _preview(args: argparse.Namespace) -> int:
