@@ -41,6 +41,8 @@ class Receiving:
 def receiving(settings: Settings) -> Receiving | None:
     """How slacktail receives clicks in a real workspace; None: it does not (no controls)."""
     secret = settings.slack_signing_secret
+    if not settings.receives_clicks:
+        return None
     if settings.slack_app_token is not None:
         return Receiving(app_token=settings.slack_app_token.get_secret_value())
     if secret is not None and settings.http_port is not None:

@@ -6,6 +6,7 @@ start is one line (``AppFailed``), never a hang."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -41,7 +42,10 @@ class SocketModeTransport:
         """Close the socket (slack_sdk's reader may wait a few seconds: not for long)."""
         closing = threading.Thread(target=self.handler.close, daemon=True)
         closing.start()
-        closing.join(CLOSE_WAIT_S)
+        deadline = time.monotonic() + CLOSE_WAIT_S
+        while closing.is_alive() and time.monotonic() < deadline:
+            self.handler.client.message_queue.put(None)  # wakes its queue's reader at once
+            closing.join(0.05)
 
 
 class HttpTransport:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import orjson
 import pytest
 from slack_sdk import WebClient
 
@@ -15,10 +16,12 @@ from bot.app.serving import bolt_app
 from bot.app.slack_app import ENDED, NOT_ALLOWED, NOT_AVAILABLE, NOT_FOLLOWED, ControlsApp
 from bot.localslack import LocalSlack
 from bot.localslack.model import HUMAN_USER_ID
+from bot.logs import EventLog
 
 from .helpers import BOT_TOKEN, FINISHED, RUNNING, Followed, Recorder, controls_app
 
 OTHER_USER = "U0LOCALALX"
+APP_TOKEN_ELSE = "xapp-1-A0LOCALAPP-1-another-token"
 TRANSPORTS = ["socket_mode", "http"]
 
 
@@ -143,3 +146,55 @@ def test_a_click_reaching_another_process_is_carried_out_by_the_owner(
             assert b.owners is not None
             b.owners.close()
     assert stop_a.clicks == [] and [c.session for c in stop_b.clicks] == ["s-b"]
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_slacks_own_stop_of_an_agent_session_stops_the_session_of_its_thread(
+    slack: LocalSlack, transport: str
+) -> None:
+    stop = Recorder()
+    client = WebClient(token=BOT_TOKEN, base_url=slack.base_url, retry_handlers=[])
+    ts = post_root(slack, "s-1", STOP)
+    followed = Followed({"s-1": RUNNING}, {ts: "s-1"})
+    with controls_app(slack, transport, {STOP: stop}, followed, Access([HUMAN_USER_ID])):
+        client.api_call("agents.sessions.setStatus", json={
+            "channel_id": slack.channel_id("agents"), "thread_ts": ts, "status": "processing"})
+        assert slack.stop_agent_session("agents", ts).acked
+        assert slack.wait_for(lambda: len(stop.clicks) == 1)
+    assert (stop.clicks[0].session, stop.clicks[0].user) == ("s-1", HUMAN_USER_ID)
+
+
+def test_an_app_token_slack_refuses_is_one_line_and_posting_goes_on(
+    slack: LocalSlack, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bot.app.running import Receiving, app_beside
+    from bot.config import Settings
+
+    slack.configure_app(app_token=APP_TOKEN_ELSE)
+    client = WebClient(token=BOT_TOKEN, base_url=slack.base_url, retry_handlers=[])
+    with app_beside(Settings(), Receiving("xapp-1-not-this-one"), client, Followed(), {},
+                    EventLog(None)) as app:  # fmt: skip
+        assert app is None
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("slacktail: the app cannot receive clicks (")
+
+
+def test_an_http_request_without_slacks_signature_is_refused(slack: LocalSlack) -> None:
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
+    stop = Recorder()
+    with controls_app(slack, "http", {STOP: stop}, Followed({"s-1": RUNNING}),
+                      Access([HUMAN_USER_ID])) as app:  # fmt: skip
+        url = slack.link.settings.request_url
+        assert url is not None and app.bolt is not None
+        payload = {"type": "block_actions", "user": {"id": HUMAN_USER_ID},
+                   "actions": [{"action_id": STOP, "value": '{"session": "s-1"}'}]}  # fmt: skip
+        body = urllib.parse.urlencode({"payload": orjson.dumps(payload).decode()}).encode()
+        request = urllib.request.Request(url, data=body, headers={
+            "X-Slack-Request-Timestamp": "1", "X-Slack-Signature": "v0=forged"})  # fmt: skip
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=10)
+        assert refused.value.code == 401
+    assert stop.clicks == []
