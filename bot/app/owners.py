@@ -98,7 +98,7 @@ class _Handler(socketserver.StreamRequestHandler):
         try:
             click = _click_of(orjson.loads(self.rfile.readline()))
         except (orjson.JSONDecodeError, TypeError, KeyError, ValueError) as error:
-            log.warning("a click handed over could not be read: %s", error)
+            log.debug("a click handed over could not be read: %s", error)
             return
         outcome = self.server.owners.carry_out(click)
         answer = None if outcome is None else {"done": outcome.done, "said": outcome.said}
@@ -119,7 +119,7 @@ def _ask(peer: Path, click: Click) -> Outcome | None:
             peer.unlink()  # its process is gone
         return None
     except OSError as error:
-        log.warning("%s: could not hand a click over: %s", peer.name, error)
+        log.debug("%s: could not hand a click over: %s", peer.name, error)
         return None
     try:
         outcome = orjson.loads(answer)["outcome"]

@@ -142,14 +142,14 @@ class ControlsApp:
         try:
             return control(_for_session(click, session))
         except Exception as error:  # a control's failure is told, never a crash of the app
-            log.exception("the control %s failed", click.action_id)
+            log.debug("the control %s failed", click.action_id, exc_info=True)
             return Outcome(False, f"That failed: {type(error).__name__}: {error}"[:300])
 
     def _allowed(self, user: str, channel: str) -> bool:
         try:
             return self.access.allows(user, channel)
         except SlackApiError as error:  # the members could not be read: nobody is let in
-            log.warning("conversations.members failed: %s", error)
+            log.debug("conversations.members failed: %s", error)
             return False
 
     def _refuse(self, client: WebClient, action: str, user: str, channel: str, why: str,
@@ -167,7 +167,7 @@ class ControlsApp:
                                     blocks=[{"type": "context", "elements": [
                                         {"type": "mrkdwn", "text": text}]}])  # fmt: skip
         except SlackApiError as error:
-            log.warning("the outcome could not be said in the thread: %s", error)
+            log.debug("the outcome could not be said in the thread: %s", error)
 
 
 def _for_session(click: Click, session: str) -> Click:
@@ -183,4 +183,4 @@ def _ephemeral(client: WebClient, channel: str, user: str, text: str) -> None:
     try:
         client.chat_postEphemeral(channel=channel, user=user, text=text)
     except SlackApiError as error:
-        log.warning("an ephemeral answer could not be sent: %s", error)
+        log.debug("an ephemeral answer could not be sent: %s", error)
