@@ -108,6 +108,9 @@ def app_beside(
         yield None
         return
     log.event(events.AppConnected(transport.transport, transport.url))
+    if not access.anyone_allowed:
+        print("slacktail: nobody may use the controls yet: allow people with --allow-user "
+              "USER_ID or --allow-channel-members", file=sys.stderr)  # fmt: skip
     try:
         yield app
     finally:

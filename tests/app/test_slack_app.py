@@ -198,3 +198,19 @@ def test_an_http_request_without_slacks_signature_is_refused(slack: LocalSlack) 
             urllib.request.urlopen(request, timeout=10)
         assert refused.value.code == 401
     assert stop.clicks == []
+
+
+def test_an_app_nobody_may_use_says_how_to_allow_people(
+    slack: LocalSlack, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bot.app.running import Receiving, app_beside
+    from bot.config import Settings
+
+    slack.configure_app(app_token=APP_TOKEN_ELSE)
+    client = WebClient(token=BOT_TOKEN, base_url=slack.base_url, retry_handlers=[])
+    with app_beside(Settings(), Receiving(APP_TOKEN_ELSE), client, Followed(), {},
+                    EventLog(None)) as app:  # fmt: skip
+        assert app is not None
+    assert "nobody may use the controls yet: allow people with --allow-user" in (
+        capsys.readouterr().err
+    )
