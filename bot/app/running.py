@@ -94,16 +94,18 @@ def app_beside(
     access = Access((*settings.allow_users, *how.allowed), members=_members(client)
                     if settings.allow_channel_members else None)  # fmt: skip
     app = ControlsApp(bolt_app(client, how.signing_secret), access, controls, sessions, log)
-    transport: SocketModeTransport | HttpTransport
+    transport: SocketModeTransport | HttpTransport | None = None
     try:
+        if state_dir is not None:  # first: a click handed over finds this process listening
+            app.share(sockets_dir(state_dir))
         if how.app_token is not None:
             transport = SocketModeTransport(app.bolt, how.app_token)
         else:
             transport = HttpTransport(app.bolt, how.http_port or 0, "0.0.0.0")
         transport.start()
-        if state_dir is not None:
-            app.share(sockets_dir(state_dir))
     except (OSError, SlackClientError) as error:
+        if app.owners is not None:
+            app.owners.close()
         _failed(log, error)
         yield None
         return

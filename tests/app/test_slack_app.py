@@ -214,3 +214,24 @@ def test_an_app_nobody_may_use_says_how_to_allow_people(
     assert "nobody may use the controls yet: allow people with --allow-user" in (
         capsys.readouterr().err
     )
+
+
+def test_an_http_port_that_is_taken_is_one_line_and_posting_goes_on(
+    slack: LocalSlack, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import socket
+
+    from bot.app.running import Receiving, app_beside
+    from bot.config import Settings
+
+    client = WebClient(token=BOT_TOKEN, base_url=slack.base_url, retry_handlers=[])
+    with socket.socket() as taken:
+        taken.bind(("0.0.0.0", 0))
+        taken.listen()
+        how = Receiving(http_port=taken.getsockname()[1], signing_secret="s")
+        with app_beside(Settings(), how, client, Followed(), {}, EventLog(None),
+                        state_dir=tmp_path) as app:  # fmt: skip
+            assert app is None
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("slacktail: the app cannot receive clicks (OSError")
+    assert list((tmp_path / "app").glob("*.sock")) == []  # its handover socket is gone too
