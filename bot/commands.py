@@ -18,6 +18,7 @@ from pathlib import Path
 from types import FrameType
 
 from bot import events
+from bot.app.approval_threads import ApprovalThreads
 from bot.checkpoints import Checkpoints, Restored
 from bot.config import SLACK_API_URL, Settings
 from bot.delivery import Delivery, Pacing, SlackApi
@@ -258,6 +259,7 @@ def _follower(
         session_settings=session_settings, family=settings.format, since=settings.since,
         redactor=redactor_for(settings), log=log, checkpoints=state.checkpoints,
         progress=progress, heartbeat=heartbeat, replay=replay,
+        approvals=ApprovalThreads(settings.state_dir or default_state_dir()),
     )  # fmt: skip
     return Follower(sources, delivery, options, core=state.restored.core, folder=folder)
 

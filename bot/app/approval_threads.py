@@ -1,0 +1,95 @@
+"""The follower's side of approvals: each permission request on the desk shown in the thread
+of the session that asked, and shown again when it is decided.
+
+Which session asked: Claude Code gives its permission tool the ``tool_use_id`` of the call it
+asks about, and its stream-json has written that call (the assistant message holding the
+``tool_use``) before it asks; so the session whose calls hold that id is the one. A request
+without one (or whose call this follower has not read after ``MATCH_WAIT_S``) goes to the one
+running session whose working directory is the asker's, else to the only running session.
+A request no session of this follower can take stays on the desk for another follower (or for
+its own timeout). The first follower to place a request shows it (``Desk.place``).
+
+Called once per turn of the follower's loop: one indexed query on the desk when it exists,
+nothing at all before.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Final
+
+from blocks.approval import ApprovalView, approval_message
+from bot.app.controls import button_value
+from bot.app.desk import DB_NAME, Desk, Request
+from bot.delivery import Delivery
+from bot.session import SessionBook, SessionStatus
+
+MATCH_WAIT_S: Final = 2.0  # how long a request waits for its tool call to be read
+
+
+class ApprovalThreads:
+    """Shows the desk's requests (in ``state_dir``) in the threads of ``book``'s sessions."""
+
+    def __init__(self, state_dir: Path, clock: Callable[[], float] = time.time) -> None:
+        self.path = state_dir / DB_NAME
+        self.clock = clock
+        self.desk: Desk | None = None
+        self._seq = 0
+        self._waiting: dict[str, Request] = {}  # not shown yet: their session is not known
+
+    def turn(self, book: SessionBook, delivery: Delivery) -> None:
+        """Show what changed on the desk since the last turn."""
+        desk = self._open()
+        if desk is None:
+            return
+        desk.expire()
+        for request in desk.changed_since(self._seq):
+            self._seq = max(self._seq, request.seq)
+            self._waiting[request.id] = request
+        for request in list(self._waiting.values()):
+            session = request.session or self._place(desk, request, book)
+            if session is None and request.decision is None:
+                continue  # not ours yet: its call may still come
+            del self._waiting[request.id]
+            if session is not None and session in book.sessions:
+                value = button_value(session, request=request.id)
+                delivery.want(session, [approval_message(view_of(request), value)])
+
+    def _open(self) -> Desk | None:
+        if self.desk is None and self.path.exists():
+            self.desk = Desk(self.path, self.clock)
+        return self.desk
+
+    def _place(self, desk: Desk, request: Request, book: SessionBook) -> str | None:
+        session = session_for(request, book, waited=self.clock() - request.created)
+        if session is None or not desk.place(request.id, session):
+            return None
+        return session
+
+
+def session_for(request: Request, book: SessionBook, *, waited: float) -> str | None:
+    """The session of ``book`` that asked (see the module's docstring), or None."""
+    if request.tool_use_id is not None:
+        for session_id, session in book.sessions.items():
+            if request.tool_use_id in session.calls:
+                return session_id
+        if waited < MATCH_WAIT_S:
+            return None
+    running = [s for s in book.sessions.values() if s.status == SessionStatus.RUNNING]
+    here = [s for s in running if request.hint is not None and s.info.cwd == request.hint]
+    for candidates in (here, running):
+        if len(candidates) == 1:
+            return candidates[0].session_id
+    return None
+
+
+def view_of(request: Request) -> ApprovalView:
+    decided_at = request.decided_at
+    return ApprovalView(
+        request.id, request.tool, request.summary, request.timeout_s, request.decision,
+        request.decided_by,
+        None if decided_at is None else datetime.fromtimestamp(decided_at, UTC),
+    )  # fmt: skip
