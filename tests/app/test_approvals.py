@@ -1,0 +1,175 @@
+"""Approve / Deny: a request on the desk shown in the thread of the session that asked (the
+follower's real path into the local Slack), decided by a click through a bolt app over Socket
+Mode (or by the control directly), and its outcome shown on the message."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bot.app.approvals import approvals
+from bot.app.controls import APPROVE, DENY, Click
+from bot.app.desk import ALLOW, TIMEOUT, Desk
+from bot.app.desk import DENY as DENIED
+from bot.localslack import LocalSlack
+from tests.conftest import FakeClock
+
+from .approval_helpers import (
+    TOKEN,
+    append,
+    approvals_in,
+    bolt_app,
+    follow,
+    init,
+    shown_outcome,
+    tool_use,
+    turn,
+)
+
+
+@pytest.fixture
+def slack() -> Iterator[LocalSlack]:
+    with LocalSlack(token=TOKEN, rate_limits=False) as server:
+        yield server
+
+
+def ask(desk: Desk, tool_use_id: str | None, timeout_s: float = 300.0) -> str:
+    return desk.ask("Bash", "make deploy", tool_use_id=tool_use_id, hint="/w/app",
+                    timeout_s=timeout_s).id  # fmt: skip
+
+
+def click(action_id: str, session: str, request_id: str, user: str = "U0LOCALUSR") -> Click:
+    return Click(action_id, session, {"request": request_id}, user, "C1", "1.1")
+
+
+def test_a_request_appears_in_the_thread_of_the_session_whose_tool_call_it_is(
+    slack: LocalSlack, tmp_path: Path
+) -> None:
+    log = tmp_path / "agent.jsonl"
+    append(log, init("s-a"), tool_use("s-a", "toolu_a", "Read", {"file_path": "a.py"}),
+           init("s-b"), tool_use("s-b", "toolu_b", "Bash", {"command": "make deploy"}))  # fmt: skip
+    follower = follow(slack, log, tmp_path)
+    desk = Desk.open(tmp_path)
+    ask(desk, "toolu_b")
+    turn(follower)
+    assert approvals_in(slack, "s-a") == []
+    (shown,) = approvals_in(slack, "s-b")
+    assert "`Bash`" in str(shown["blocks"]) and "make deploy" in str(shown["blocks"])
+    actions = [b for b in shown["blocks"] if b["type"] == "actions"]
+    assert [e["action_id"] for e in actions[0]["elements"]] == [APPROVE, DENY]
+    assert shown_outcome(shown) is None
+
+
+def test_a_request_whose_call_was_not_read_goes_to_the_only_session_running_there(
+    slack: LocalSlack, tmp_path: Path
+) -> None:
+    log = tmp_path / "agent.jsonl"
+    append(log, init("s-a", cwd="/w/other"), tool_use("s-a", "t1", "Read", {"file_path": "a"}))
+    append(log, init("s-b", cwd="/w/app"), tool_use("s-b", "t2", "Read", {"file_path": "b"}))
+    follower = follow(slack, log, tmp_path)
+    ask(Desk.open(tmp_path), None)
+    turn(follower)
+    assert len(approvals_in(slack, "s-b")) == 1 and approvals_in(slack, "s-a") == []
+
+
+def test_a_request_no_session_can_take_waits_for_its_call(
+    slack: LocalSlack, tmp_path: Path
+) -> None:
+    log = tmp_path / "agent.jsonl"
+    append(log, init("s-a", cwd="/w/other"), tool_use("s-a", "t1", "Read", {"file_path": "a"}))
+    append(log, init("s-b", cwd="/w/else"), tool_use("s-b", "t2", "Read", {"file_path": "b"}))
+    follower = follow(slack, log, tmp_path)
+    ask(Desk.open(tmp_path), "toolu_late")
+    turn(follower)
+    assert approvals_in(slack, "s-a") == approvals_in(slack, "s-b") == []
+    append(log, tool_use("s-a", "toolu_late", "Bash", {"command": "make deploy"}))
+    turn(follower)
+    assert len(approvals_in(slack, "s-a")) == 1
+
+
+def test_a_click_on_approve_through_bolt_decides_it_and_the_message_shows_who(
+    slack: LocalSlack, tmp_path: Path
+) -> None:
+    log = tmp_path / "agent.jsonl"
+    append(log, init("s-1"), tool_use("s-1", "toolu_1", "Bash", {"command": "make deploy"}))
+    follower = follow(slack, log, tmp_path)
+    desk = Desk.open(tmp_path)
+    request_id = ask(desk, "toolu_1")
+    turn(follower)
+    (shown,) = approvals_in(slack, "s-1")
+    with bolt_app(slack, approvals(desk)):
+        slack.click(slack.channel_id(), shown["ts"], APPROVE)
+        assert slack.wait_for(lambda: bool(slack.ephemerals()))
+    decided = desk.get(request_id)
+    assert decided is not None and (decided.decision, decided.decided_by) == (ALLOW, "U0LOCALUSR")
+    assert "You approved Bash." in slack.ephemerals()[0]["text"]
+    turn(follower)
+    (shown,) = approvals_in(slack, "s-1")
+    outcome = shown_outcome(shown)
+    assert outcome is not None and outcome.startswith("✅ Approved by <@U0LOCALUSR> at ")
+    assert not [b for b in shown["blocks"] if b["type"] == "actions"]
+
+
+def test_a_click_on_deny_denies_it(tmp_path: Path) -> None:
+    desk = Desk.open(tmp_path)
+    request_id = ask(desk, "toolu_1")
+    desk.place(request_id, "s-1")
+    outcome = approvals(desk)(click(DENY, "s-1", request_id))
+    assert outcome.done and outcome.said == "You denied Bash."
+    decided = desk.get(request_id)
+    assert decided is not None and decided.decision == DENIED
+
+
+def test_a_second_click_is_answered_and_not_applied(tmp_path: Path) -> None:
+    desk = Desk.open(tmp_path)
+    request_id = ask(desk, "toolu_1")
+    desk.place(request_id, "s-1")
+    control = approvals(desk)
+    assert control(click(APPROVE, "s-1", request_id)).done
+    second = control(click(DENY, "s-1", request_id, user="U0LOCALALX"))
+    assert not second.done
+    assert second.said == "Already decided: approved by <@U0LOCALUSR>."
+    decided = desk.get(request_id)
+    assert decided is not None and (decided.decision, decided.decided_by) == (ALLOW, "U0LOCALUSR")
+
+
+def test_a_click_after_the_timeout_is_answered_too_late(tmp_path: Path) -> None:
+    clock = FakeClock()
+    desk = Desk.open(tmp_path, clock)
+    request_id = ask(desk, "toolu_1", timeout_s=60)
+    desk.place(request_id, "s-1")
+    clock.advance(61)
+    outcome = approvals(desk)(click(APPROVE, "s-1", request_id))
+    assert not outcome.done and outcome.said == "Too late: this request timed out (denied)."
+    decided = desk.get(request_id)
+    assert decided is not None and decided.decision == TIMEOUT
+
+
+def test_a_click_naming_another_session_or_an_unknown_request_does_nothing(
+    tmp_path: Path,
+) -> None:
+    desk = Desk.open(tmp_path)
+    request_id = ask(desk, "toolu_1")
+    desk.place(request_id, "s-1")
+    control = approvals(desk)
+    assert not control(click(APPROVE, "s-2", request_id)).done
+    assert not control(click(APPROVE, "s-1", "no-such-request")).done
+    waiting = desk.get(request_id)
+    assert waiting is not None and waiting.decision is None
+
+
+def test_a_request_that_timed_out_shows_it_was_denied_for_want_of_an_answer(
+    slack: LocalSlack, tmp_path: Path
+) -> None:
+    log = tmp_path / "agent.jsonl"
+    append(log, init("s-1"), tool_use("s-1", "toolu_1", "Bash", {"command": "make deploy"}))
+    follower = follow(slack, log, tmp_path)
+    desk = Desk.open(tmp_path)
+    request_id = ask(desk, "toolu_1", timeout_s=300)
+    turn(follower)
+    assert desk.decide(request_id, TIMEOUT)
+    turn(follower)
+    (shown,) = approvals_in(slack, "s-1")
+    assert shown_outcome(shown) == "⌛ Denied: no answer in 5 min"
