@@ -267,8 +267,13 @@ def _approvals(args: argparse.Namespace) -> int:
 
     timeout_s = args.approval_timeout
     if timeout_s is None:
-        timeout_s = _duration(os.environ.get("SLACKTAIL_APPROVAL_TIMEOUT") or
-                              f"{DEFAULT_TIMEOUT_S}")  # fmt: skip
+        try:
+            timeout_s = _duration(os.environ.get("SLACKTAIL_APPROVAL_TIMEOUT") or
+                                  f"{DEFAULT_TIMEOUT_S}")  # fmt: skip
+        except argparse.ArgumentTypeError as error:
+            print(f"slacktail approvals: error: SLACKTAIL_APPROVAL_TIMEOUT: {error}",
+                  file=sys.stderr)  # fmt: skip
+            return 2
     state_dir = args.state_dir or os.environ.get("SLACKTAIL_STATE_DIR")
     serve(Path(state_dir) if state_dir else default_state_dir(), timeout_s)
     return 0
