@@ -204,6 +204,7 @@ def run(settings: Settings, argv: Sequence[str], *, log: EventLog) -> int:
     with connected(settings, log) as slack, kept_state(settings, slack, "run", log) as state:
         stop = threading.Event()  # once the agent exited, Ctrl-C stops delivering, as in follow
         command = AgentCommand(argv, max_line_bytes=settings.max_line_bytes,
+                               env=agent_env(settings),  # where its approvals server writes
                                after_exit=_stop_handler(stop))  # forwards signals  # fmt: skip
         if state.restored.core is not None:  # a new agent's output: read from its start
             state.restored.core.readers.pop(command.name, None)
@@ -222,6 +223,14 @@ def run(settings: Settings, argv: Sequence[str], *, log: EventLog) -> int:
         slack.work_done(interrupted=bool(command.signals) or stop.is_set())
     log.event(events.AgentExited(code))
     return code
+
+
+def agent_env(settings: Settings) -> dict[str, str] | None:
+    """The agent's environment: with --state-dir, its `slacktail approvals` (an MCP server the
+    agent starts) is told this run's state directory, where the follower looks for requests."""
+    if settings.state_dir is None:
+        return None
+    return {**os.environ, "SLACKTAIL_STATE_DIR": str(settings.state_dir)}
 
 
 def _agent_goes_on(command: AgentCommand, error: BaseException, log: EventLog) -> None:

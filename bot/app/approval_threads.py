@@ -9,8 +9,8 @@ running session whose working directory is the asker's, else to the only running
 A request no session of this follower can take stays on the desk for another follower (or for
 its own timeout). The first follower to place a request shows it (``Desk.place``).
 
-Called once per turn of the follower's loop: one indexed query on the desk when it exists,
-nothing at all before.
+Called once per turn of the follower's loop: one indexed read of the desk when it exists (and a
+write only when a request's time ran out), nothing at all before.
 """
 
 from __future__ import annotations
@@ -39,16 +39,22 @@ class ApprovalThreads:
         self.desk: Desk | None = None
         self._seq = 0
         self._waiting: dict[str, Request] = {}  # not shown yet: their session is not known
+        self._deadlines: dict[str, float] = {}  # of the requests still undecided
 
     def turn(self, book: SessionBook, delivery: Delivery) -> None:
         """Show what changed on the desk since the last turn."""
         desk = self._open()
         if desk is None:
             return
-        desk.expire()
+        if self._deadlines and min(self._deadlines.values()) <= self.clock():
+            desk.expire()  # their askers may be gone: no one else would say they timed out
         for request in desk.changed_since(self._seq):
             self._seq = max(self._seq, request.seq)
             self._waiting[request.id] = request
+            if request.decision is None:
+                self._deadlines[request.id] = request.deadline
+            else:
+                self._deadlines.pop(request.id, None)
         for request in list(self._waiting.values()):
             session = request.session or self._place(desk, request, book)
             if session is None and request.decision is None:

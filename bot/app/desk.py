@@ -74,11 +74,10 @@ class Desk:
     def __init__(self, path: Path, clock: Callable[[], float] = time.time) -> None:
         self.path, self.clock = path, clock
         self._lock = threading.Lock()
-        fresh = not path.exists()
+        if not path.exists():  # made private before anything is written in it
+            os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
         self._db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None,
                                    check_same_thread=False)  # fmt: skip
-        if fresh:
-            os.chmod(path, 0o600)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.executescript(_SCHEMA)
 

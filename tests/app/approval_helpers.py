@@ -5,7 +5,8 @@ listener acknowledges an Approve / Deny click and carries it out with the contro
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -44,10 +45,14 @@ def append(log: Path, *records: dict[str, object]) -> None:
         out.write(b"".join(orjson.dumps(r) + b"\n" for r in records))
 
 
-def follow(slack: LocalSlack, log: Path, state_dir: Path) -> Follower:
+def follow(
+    slack: LocalSlack, log: Path, state_dir: Path, clock: Callable[[], float] = time.time
+) -> Follower:
+    """A follower of ``log`` showing the requests on the desk in ``state_dir`` (``clock``: the
+    desk's epoch seconds)."""
     delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id())
     options = FollowerOptions(wall_clock=lambda: datetime(2026, 1, 1, tzinfo=UTC),
-                              approvals=ApprovalThreads(state_dir))  # fmt: skip
+                              approvals=ApprovalThreads(state_dir, clock))  # fmt: skip
     return Follower([FileFollower(log)], delivery, options)
 
 

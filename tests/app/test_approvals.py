@@ -4,6 +4,7 @@ Mode (or by the control directly), and its outcome shown on the message."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -173,3 +174,22 @@ def test_a_request_that_timed_out_shows_it_was_denied_for_want_of_an_answer(
     turn(follower)
     (shown,) = approvals_in(slack, "s-1")
     assert shown_outcome(shown) == "⌛ Denied: no answer in 5 min"
+
+
+def test_the_follower_times_out_a_request_whose_asker_is_gone(
+    slack: LocalSlack, tmp_path: Path
+) -> None:
+    log = tmp_path / "agent.jsonl"
+    append(log, init("s-1"), tool_use("s-1", "toolu_1", "Bash", {"command": "make deploy"}))
+    clock = FakeClock(time.time())
+    follower = follow(slack, log, tmp_path, clock)
+    request_id = ask(Desk.open(tmp_path, clock), "toolu_1", timeout_s=90)
+    turn(follower)
+    (shown,) = approvals_in(slack, "s-1")
+    assert shown_outcome(shown) is None
+    clock.advance(90)  # the request's deadline: no server is left to time it out
+    turn(follower)
+    (shown,) = approvals_in(slack, "s-1")
+    assert shown_outcome(shown) == "⌛ Denied: no answer in 90 s"
+    decided = Desk.open(tmp_path).get(request_id)
+    assert decided is not None and decided.decision == TIMEOUT

@@ -3,6 +3,7 @@ options are checked before anything starts."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -11,6 +12,8 @@ import pytest
 
 from bot.app.approval_server import SERVER, TOOL
 from bot.cli import main
+from bot.commands import agent_env
+from bot.config import load_settings
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
@@ -35,3 +38,13 @@ def test_a_timeout_variable_that_is_not_a_duration_is_refused(
     monkeypatch.setenv("SLACKTAIL_APPROVAL_TIMEOUT", "-3m")
     assert main(["approvals"]) == 2
     assert "SLACKTAIL_APPROVAL_TIMEOUT" in capsys.readouterr().err
+
+
+def test_an_agent_run_with_a_state_dir_tells_its_approvals_server_where_it_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("SLACKTAIL_STATE_DIR", raising=False)
+    env = agent_env(load_settings({"state_dir": str(tmp_path)}))
+    assert env is not None and env["SLACKTAIL_STATE_DIR"] == str(tmp_path)
+    assert env["PATH"] == os.environ["PATH"]  # the rest of the environment kept
+    assert agent_env(load_settings({})) is None  # inherited as it is
