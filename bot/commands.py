@@ -264,11 +264,12 @@ def _follower(
         verbosity=settings.verbosity, orphan_after_s=settings.orphan_after_s,
         idle_after_s=settings.idle_after,
     )
+    redactor = redactor_for(settings)
     options = FollowerOptions(
         session_settings=session_settings, family=settings.format, since=settings.since,
-        redactor=redactor_for(settings), log=log, checkpoints=state.checkpoints,
+        redactor=redactor, log=log, checkpoints=state.checkpoints,
         progress=progress, heartbeat=heartbeat, replay=replay,
-        approvals=ApprovalThreads(settings.state_dir or default_state_dir()),
+        approvals=ApprovalThreads(settings.state_dir or default_state_dir(), redactor=redactor),
     )  # fmt: skip
     return Follower(sources, delivery, options, core=state.restored.core, folder=folder)
 

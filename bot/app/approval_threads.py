@@ -25,6 +25,7 @@ from blocks.approval import ApprovalView, approval_message
 from bot.app.controls import button_value
 from bot.app.desk import DB_NAME, Desk, Request
 from bot.delivery import Delivery
+from bot.redaction import Redactor
 from bot.session import SessionBook, SessionStatus
 
 MATCH_WAIT_S: Final = 2.0  # how long a request waits for its tool call to be read
@@ -33,9 +34,13 @@ MATCH_WAIT_S: Final = 2.0  # how long a request waits for its tool call to be re
 class ApprovalThreads:
     """Shows the desk's requests (in ``state_dir``) in the threads of ``book``'s sessions."""
 
-    def __init__(self, state_dir: Path, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self, state_dir: Path, clock: Callable[[], float] = time.time,
+        redactor: Redactor | None = None,
+    ) -> None:  # fmt: skip
         self.path = state_dir / DB_NAME
         self.clock = clock
+        self.redactor = redactor or Redactor()  # the follower's: its own patterns too
         self.desk: Desk | None = None
         self._seq = 0
         self._waiting: dict[str, Request] = {}  # not shown yet: their session is not known
@@ -62,7 +67,8 @@ class ApprovalThreads:
             del self._waiting[request.id]
             if session is not None and session in book.sessions:
                 value = button_value(session, request=request.id)
-                delivery.want(session, [approval_message(view_of(request), value)])
+                view = view_of(request, self.redactor)
+                delivery.want(session, [approval_message(view, value)])
 
     def _open(self) -> Desk | None:
         if self.desk is None and self.path.exists():
@@ -92,10 +98,12 @@ def session_for(request: Request, book: SessionBook, *, waited: float) -> str | 
     return None
 
 
-def view_of(request: Request) -> ApprovalView:
+def view_of(request: Request, redactor: Redactor) -> ApprovalView:
+    """What the request's message shows; its summary redacted again with the follower's
+    patterns (the server knows only the rule table)."""
     decided_at = request.decided_at
     return ApprovalView(
-        request.id, request.tool, request.summary, request.timeout_s, request.decision,
-        request.decided_by,
+        request.id, request.tool, redactor.redact(request.summary), request.timeout_s,
+        request.decision, request.decided_by,
         None if decided_at is None else datetime.fromtimestamp(decided_at, UTC),
     )  # fmt: skip

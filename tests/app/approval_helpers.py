@@ -23,6 +23,7 @@ from bot.delivery import Delivery, SlackApi
 from bot.follower import Follower, FollowerOptions
 from bot.localslack import LocalSlack
 from bot.localslack.model import JSON
+from bot.redaction import Redactor
 from bot.sources.follow import FileFollower
 from tests.localslack.apps import APP_TOKEN, close_quickly
 
@@ -46,13 +47,15 @@ def append(log: Path, *records: dict[str, object]) -> None:
 
 
 def follow(
-    slack: LocalSlack, log: Path, state_dir: Path, clock: Callable[[], float] = time.time
-) -> Follower:
+    slack: LocalSlack, log: Path, state_dir: Path, clock: Callable[[], float] = time.time,
+    redactor: Redactor | None = None,
+) -> Follower:  # fmt: skip
     """A follower of ``log`` showing the requests on the desk in ``state_dir`` (``clock``: the
     desk's epoch seconds)."""
     delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id())
+    approvals = ApprovalThreads(state_dir, clock, redactor)
     options = FollowerOptions(wall_clock=lambda: datetime(2026, 1, 1, tzinfo=UTC),
-                              approvals=ApprovalThreads(state_dir, clock))  # fmt: skip
+                              approvals=approvals)  # fmt: skip
     return Follower([FileFollower(log)], delivery, options)
 
 

@@ -15,6 +15,7 @@ from bot.app.controls import APPROVE, DENY, Click
 from bot.app.desk import ALLOW, TIMEOUT, Desk
 from bot.app.desk import DENY as DENIED
 from bot.localslack import LocalSlack
+from bot.redaction import Redactor
 from tests.conftest import FakeClock
 
 from .approval_helpers import (
@@ -193,3 +194,16 @@ def test_the_follower_times_out_a_request_whose_asker_is_gone(
     assert shown_outcome(shown) == "⌛ Denied: no answer in 90 s"
     decided = Desk.open(tmp_path).get(request_id)
     assert decided is not None and decided.decision == TIMEOUT
+
+
+def test_the_summary_shown_is_redacted_with_the_followers_own_patterns(
+    slack: LocalSlack, tmp_path: Path
+) -> None:
+    log = tmp_path / "agent.jsonl"
+    append(log, init("s-1"), tool_use("s-1", "toolu_1", "Bash", {"command": "mysql -p x"}))
+    follower = follow(slack, log, tmp_path, redactor=Redactor(["hunter[0-9]+"]))
+    Desk.open(tmp_path).ask("Bash", "mysql -p hunter22 db", tool_use_id="toolu_1", hint=None,
+                            timeout_s=300)  # fmt: skip
+    turn(follower)
+    (shown,) = approvals_in(slack, "s-1")
+    assert "hunter22" not in str(shown) and "mysql -p [redacted:custom] db" in str(shown)
