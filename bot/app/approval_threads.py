@@ -15,6 +15,8 @@ write only when a request's time ran out), nothing at all before.
 
 from __future__ import annotations
 
+import sqlite3
+import sys
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -45,9 +47,23 @@ class ApprovalThreads:
         self._seq = 0
         self._waiting: dict[str, Request] = {}  # not shown yet: their session is not known
         self._deadlines: dict[str, float] = {}  # of the requests still undecided
+        self.failed: str | None = None  # what the last turn could not do, said once
 
     def turn(self, book: SessionBook, delivery: Delivery) -> None:
-        """Show what changed on the desk since the last turn."""
+        """Show what changed on the desk since the last turn. A desk that cannot be read (a
+        lock held too long, a full disk) is said once and tried again next turn: following
+        goes on."""
+        try:
+            self._turn(book, delivery)
+        except (OSError, sqlite3.Error) as error:
+            said = f"slacktail: approvals: {self.path}: {error}"
+            if said != self.failed:
+                print(said, file=sys.stderr)
+            self.failed = said
+        else:
+            self.failed = None
+
+    def _turn(self, book: SessionBook, delivery: Delivery) -> None:
         desk = self._open()
         if desk is None:
             return

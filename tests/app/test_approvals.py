@@ -207,3 +207,17 @@ def test_the_summary_shown_is_redacted_with_the_followers_own_patterns(
     turn(follower)
     (shown,) = approvals_in(slack, "s-1")
     assert "hunter22" not in str(shown) and "mysql -p [redacted:custom] db" in str(shown)
+
+
+def test_a_desk_that_cannot_be_read_is_said_once_and_following_goes_on(
+    slack: LocalSlack, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "agent.jsonl"
+    append(log, init("s-1"), tool_use("s-1", "toolu_1", "Bash", {"command": "ls"}))
+    (tmp_path / "approvals.db").write_bytes(b"not a database, but a file of another kind" * 50)
+    follower = follow(slack, log, tmp_path)
+    turn(follower)
+    turn(follower)
+    said = capsys.readouterr().err
+    assert said.count("slacktail: approvals: ") == 1 and "approvals.db" in said
+    assert len(slack.thread(slack.channel_id(), slack.channel_messages()[0]["ts"])) == 2
