@@ -4,6 +4,7 @@ Mode (or by the control directly), and its outcome shown on the message."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -221,3 +222,20 @@ def test_a_desk_that_cannot_be_read_is_said_once_and_following_goes_on(
     said = capsys.readouterr().err
     assert said.count("slacktail: approvals: ") == 1 and "approvals.db" in said
     assert len(slack.thread(slack.channel_id(), slack.channel_messages()[0]["ts"])) == 2
+
+
+def test_the_followers_loop_shows_requests_as_they_come(slack: LocalSlack, tmp_path: Path) -> None:
+    log = tmp_path / "agent.jsonl"
+    append(log, init("s-1"), tool_use("s-1", "toolu_1", "Bash", {"command": "make deploy"}))
+    follower = follow(slack, log, tmp_path)
+    stop = threading.Event()
+    loop = threading.Thread(target=follower.run, args=(stop,), kwargs={"drain_s": 5.0})
+    loop.start()
+    try:
+        assert slack.wait_for(lambda: bool(slack.channel_messages()))
+        ask(Desk.open(tmp_path), "toolu_1")
+        assert slack.wait_for(lambda: len(approvals_in(slack, "s-1")) == 1, timeout=10.0)
+    finally:
+        stop.set()
+        loop.join(10.0)
+    assert not loop.is_alive()
