@@ -19,6 +19,7 @@ from slack_sdk import WebClient
 
 from bot.app.approval_threads import ApprovalThreads
 from bot.app.controls import Click, Control, read_value
+from bot.app.desk import Desk
 from bot.delivery import Delivery, SlackApi
 from bot.follower import Follower, FollowerOptions
 from bot.localslack import LocalSlack
@@ -44,6 +45,12 @@ def append(log: Path, *records: dict[str, object]) -> None:
     """The agent writes more of its log."""
     with log.open("ab") as out:
         out.write(b"".join(orjson.dumps(r) + b"\n" for r in records))
+
+
+def ask(desk: Desk, tool_use_id: str | None, timeout_s: float = 300.0) -> str:
+    """A request on the desk, as `slacktail approvals` writes it; its id."""
+    return desk.ask("Bash", "make deploy", tool_use_id=tool_use_id, hint="/w/app",
+                    timeout_s=timeout_s).id  # fmt: skip
 
 
 def follow(
