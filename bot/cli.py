@@ -262,7 +262,7 @@ def _approvals(args: argparse.Namespace) -> int:
     """The MCP server over stdio; no Slack token needed (the follower posts)."""
     from pathlib import Path
 
-    from bot.app.approval_server import DEFAULT_TIMEOUT_S, serve
+    from bot.app.approval_server import DEFAULT_TIMEOUT_S, NoMcp, serve
     from bot.store import default_state_dir
 
     timeout_s = args.approval_timeout
@@ -275,7 +275,11 @@ def _approvals(args: argparse.Namespace) -> int:
                   file=sys.stderr)  # fmt: skip
             return 2
     state_dir = args.state_dir or os.environ.get("SLACKTAIL_STATE_DIR")
-    serve(Path(state_dir) if state_dir else default_state_dir(), timeout_s)
+    try:
+        serve(Path(state_dir) if state_dir else default_state_dir(), timeout_s)
+    except NoMcp as error:
+        print(f"slacktail: error: {error}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -71,9 +71,17 @@ async def ask(
         await asyncio.sleep(POLL_S)
 
 
+class NoMcp(Exception):
+    """The mcp package is not installed."""
+
+
 def serve(state_dir: Path, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
     """Run the MCP server on stdin/stdout until the client closes it."""
-    from mcp.server.mcpserver import MCPServer
+    try:
+        from mcp.server.mcpserver import MCPServer
+    except ImportError as error:
+        said = f"slacktail approvals needs the mcp package (pip install mcp): {error}"
+        raise NoMcp(said) from None
 
     desk = Desk.open(state_dir)
     redactor = Redactor()

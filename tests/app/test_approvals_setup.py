@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from pathlib import Path
 
 import orjson
@@ -48,3 +49,13 @@ def test_an_agent_run_with_a_state_dir_tells_its_approvals_server_where_it_is(
     assert env is not None and env["SLACKTAIL_STATE_DIR"] == str(tmp_path)
     assert env["PATH"] == os.environ["PATH"]  # the rest of the environment kept
     assert agent_env(load_settings({})) is None  # inherited as it is
+
+
+def test_without_the_mcp_package_the_command_says_what_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "mcp", None)  # an import of it fails, as when not installed
+    monkeypatch.setitem(sys.modules, "mcp.server", None)
+    monkeypatch.setitem(sys.modules, "mcp.server.mcpserver", None)
+    assert main(["approvals", "--state-dir", str(tmp_path)]) == 1
+    assert "needs the mcp package (pip install mcp)" in capsys.readouterr().err
