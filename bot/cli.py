@@ -96,6 +96,16 @@ def _parser() -> argparse.ArgumentParser:
     _slack_options(run)
     run.add_argument("agent", nargs=argparse.REMAINDER, metavar="-- CMD ARGS...",
                      help="the agent's command line, after --")  # fmt: skip
+    approvals = subcommands.add_parser(
+        "approvals", help="the MCP server Claude Code asks for permission "
+        "(--permission-prompt-tool): each request is answered from the session's thread"
+    )  # fmt: skip
+    approvals.add_argument("--approval-timeout", type=_duration, metavar="DURATION",
+                           help="deny when no one answers within this long: 90s, 5m "
+                           "(default: SLACKTAIL_APPROVAL_TIMEOUT, else 5m)")  # fmt: skip
+    approvals.add_argument("--state-dir", metavar="DIR",
+                           help="where requests are kept, shared with the follower (default: "
+                           "SLACKTAIL_STATE_DIR, else $XDG_STATE_HOME/slacktail)")  # fmt: skip
     subcommands.add_parser("local-slack", add_help=False,
                            help="run the local Slack alone (see local-slack --help)")  # fmt: skip
     return parser
@@ -191,6 +201,15 @@ def _speed(text: str) -> float:
     return speed
 
 
+def _duration(text: str) -> float:
+    from bot.config import seconds_of
+
+    seconds = seconds_of(text)
+    if not isinstance(seconds, float) or seconds <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: a duration such as 90s or 5m")
+    return seconds
+
+
 def _port(text: str) -> int:
     if not text.isdigit() or not 0 <= int(text) <= 65535:
         raise argparse.ArgumentTypeError(f"{text!r}: a port number, 0 to 65535")
@@ -263,9 +282,36 @@ def _preview(args: argparse.Namespace) -> int:
     return 0
 
 
+def _approvals(args: argparse.Namespace) -> int:
+    """The MCP server over stdio; no Slack token needed (the follower posts)."""
+    from pathlib import Path
+
+    from bot.app.approval_server import DEFAULT_TIMEOUT_S, NoMcp, serve
+    from bot.store import default_state_dir
+
+    timeout_s = args.approval_timeout
+    if timeout_s is None:
+        try:
+            timeout_s = _duration(os.environ.get("SLACKTAIL_APPROVAL_TIMEOUT") or
+                                  f"{DEFAULT_TIMEOUT_S}")  # fmt: skip
+        except argparse.ArgumentTypeError as error:
+            print(f"slacktail approvals: error: SLACKTAIL_APPROVAL_TIMEOUT: {error}",
+                  file=sys.stderr)  # fmt: skip
+            return 2
+    state_dir = args.state_dir or os.environ.get("SLACKTAIL_STATE_DIR")
+    try:
+        serve(Path(state_dir) if state_dir else default_state_dir(), timeout_s)
+    except NoMcp as error:
+        print(f"slacktail: error: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def _command(args: argparse.Namespace, log: EventLog) -> int:
     if args.command == "preview":
         return _preview(args)
+    if args.command == "approvals":
+        return _approvals(args)
     from bot import commands
     from bot.logs import with_logging
 

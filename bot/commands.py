@@ -20,6 +20,8 @@ from types import FrameType
 from slack_sdk import WebClient
 
 from bot import events
+from bot.app.approval_threads import ApprovalThreads
+from bot.app.approvals import approvals_in
 from bot.app.controls import Control
 from bot.app.running import FollowedSessions, Receiving, app_beside, controls_for, receiving
 from bot.app.slack_app import ControlsApp
@@ -215,6 +217,7 @@ def run(settings: Settings, argv: Sequence[str], *, log: EventLog) -> int:
     with connected(settings, log) as slack, kept_state(settings, slack, "run", log) as state:
         stop = threading.Event()  # once the agent exited, Ctrl-C stops delivering, as in follow
         command = AgentCommand(argv, max_line_bytes=settings.max_line_bytes,
+                               env=agent_env(settings),  # where its approvals server writes
                                after_exit=_stop_handler(stop))  # forwards signals  # fmt: skip
         if state.restored.core is not None:  # a new agent's output: read from its start
             state.restored.core.readers.pop(command.name, None)
@@ -238,6 +241,14 @@ def run(settings: Settings, argv: Sequence[str], *, log: EventLog) -> int:
         slack.work_done(interrupted=signalled or stop.is_set())
     log.event(events.AgentExited(code))
     return code
+
+
+def agent_env(settings: Settings) -> dict[str, str] | None:
+    """The agent's environment: with --state-dir, its `slacktail approvals` (an MCP server the
+    agent starts) is told this run's state directory, where the follower looks for requests."""
+    if settings.state_dir is None:
+        return None
+    return {**os.environ, "SLACKTAIL_STATE_DIR": str(settings.state_dir)}
 
 
 def _agent_goes_on(command: AgentCommand, error: BaseException, log: EventLog) -> None:
@@ -271,10 +282,12 @@ def _follower(
         verbosity=settings.verbosity, orphan_after_s=settings.orphan_after_s,
         idle_after_s=settings.idle_after, stop_button=stop_button,
     )
+    redactor = redactor_for(settings)
     options = FollowerOptions(
         session_settings=session_settings, family=settings.format, since=settings.since,
-        redactor=redactor_for(settings), log=log, checkpoints=state.checkpoints,
+        redactor=redactor, log=log, checkpoints=state.checkpoints,
         progress=progress, heartbeat=heartbeat, replay=replay,
+        approvals=ApprovalThreads(settings.state_dir or default_state_dir(), redactor=redactor),
     )  # fmt: skip
     return Follower(sources, delivery, options, core=state.restored.core, folder=folder)
 
@@ -288,7 +301,9 @@ def _app(
     api = slack.api.client
     client = WebClient(token=api.token, base_url=api.base_url, timeout=10)
     shared = None if state.store.path is None else state.store.path.parent
-    return app_beside(settings, slack.receiving, client, sessions, controls_for(stop), log,
+    desk_dir = settings.state_dir or default_state_dir()  # where `slacktail approvals` asks
+    controls = controls_for(stop, approvals=approvals_in(desk_dir))
+    return app_beside(settings, slack.receiving, client, sessions, controls, log,
                       state_dir=shared)  # fmt: skip
 
 

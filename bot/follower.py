@@ -26,6 +26,7 @@ from typing import Any, Protocol
 from blocks.figures import SESSION_REACTION
 from blocks.thread import thread_messages
 from bot import events
+from bot.app.approval_threads import ApprovalThreads
 from bot.checkpoints import Checkpoints, CoreState
 from bot.delivery import Delivery
 from bot.errors import SlackError, Stopped
@@ -76,6 +77,7 @@ class FollowerOptions:
     progress: ProgressBar | None = None
     heartbeat: Heartbeat | None = None
     replay: Replay | None = None
+    approvals: ApprovalThreads | None = None  # permission requests shown in their threads
     render_every_s: float = RENDER_EVERY_S
     clock: Callable[[], float] = time.monotonic
     wall_clock: Callable[[], datetime] = _utc_now
@@ -104,6 +106,7 @@ class Follower:
         self.clock, self.wall_clock = options.clock, options.wall_clock
         self.log = options.log or EventLog(None)
         self.render_every_s = options.render_every_s
+        self.approvals = options.approvals
         self.replay = options.replay  # --replay-speed: records applied at their log's pace
         self.since = options.since  # --since: a session last active before then is not posted
         self.retired = Retired(checkpoints, self.log, self.clock, self.wall_clock)
@@ -241,6 +244,8 @@ class Follower:
                 if self.input_ended:
                     break
                 self.render(force=self._update_may_go())
+                if self.approvals is not None:
+                    self.approvals.turn(self.book, self.delivery)
                 wait = self.deliver()
                 self.retire()
                 self.save_checkpoint()

@@ -16,7 +16,7 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bot import events
 from bot.app.access import Access, Members
-from bot.app.controls import STOP, Control
+from bot.app.controls import APPROVE, DENY, FULL_OUTPUT, STOP, Control
 from bot.app.owners import sockets_dir
 from bot.app.serving import HttpTransport, SocketModeTransport, bolt_app
 from bot.app.slack_app import FINISHED, RUNNING, ControlsApp
@@ -50,12 +50,19 @@ def receiving(settings: Settings) -> Receiving | None:
     return None
 
 
-def controls_for(stop: Control | None = None) -> dict[str, Control]:
+def controls_for(
+    stop: Control | None = None, *, approvals: Control | None = None,
+    full_output: Control | None = None,
+) -> dict[str, Control]:  # fmt: skip
     """The controls this slacktail carries out, by action id (an id missing here is answered
     "not available"). Stop only for ``run``, which has an agent to stop."""
     controls: dict[str, Control] = {}
     if stop is not None:
         controls[STOP] = stop
+    if approvals is not None:
+        controls[APPROVE] = controls[DENY] = approvals
+    if full_output is not None:
+        controls[FULL_OUTPUT] = full_output
     return controls
 
 
