@@ -28,6 +28,7 @@ from blocks.thread import thread_messages
 from bot import events
 from bot.checkpoints import Checkpoints, CoreState
 from bot.delivery import Delivery
+from bot.delivery.status import Surface
 from bot.errors import SlackError, Stopped
 from bot.formats.reader import SourceReader
 from bot.health import Heartbeat
@@ -76,6 +77,7 @@ class FollowerOptions:
     progress: ProgressBar | None = None
     heartbeat: Heartbeat | None = None
     replay: Replay | None = None
+    surfaces: tuple[Surface, ...] = ()  # the status under threads, agent sessions, App Home
     render_every_s: float = RENDER_EVERY_S
     clock: Callable[[], float] = time.monotonic
     wall_clock: Callable[[], datetime] = _utc_now
@@ -105,6 +107,7 @@ class Follower:
         self.log = options.log or EventLog(None)
         self.render_every_s = options.render_every_s
         self.replay = options.replay  # --replay-speed: records applied at their log's pace
+        self.surfaces = options.surfaces
         self.since = options.since  # --since: a session last active before then is not posted
         self.retired = Retired(checkpoints, self.log, self.clock, self.wall_clock)
         self.reading = Reading(
@@ -184,6 +187,8 @@ class Follower:
                 continue  # history: read, so that its state is right, but not posted
             reaction = SESSION_REACTION[session.status]
             self.delivery.want(session_id, thread_messages(session, now), reaction)
+            for surface in self.surfaces:
+                surface.saw(session)
         self._touched.clear()
         self._say_skipped()
 
@@ -242,6 +247,8 @@ class Follower:
                     break
                 self.render(force=self._update_may_go())
                 wait = self.deliver()
+                for surface in self.surfaces:
+                    surface.step()
                 self.retire()
                 self.save_checkpoint()
                 self._wait(min(w for w in (IDLE_WAIT_S, wait, self._replay_in()) if w is not None))
@@ -271,6 +278,8 @@ class Follower:
         done = False
         try:
             done = self._flush(deadline_s)
+            for surface in self.surfaces:
+                surface.finish()
         finally:
             self.save_checkpoint(force=True)
             self.stopping.ended(done)
