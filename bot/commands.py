@@ -22,6 +22,7 @@ from bot.checkpoints import Checkpoints, Restored
 from bot.config import SLACK_API_URL, Settings
 from bot.delivery import Delivery, Pacing, SlackApi
 from bot.delivery.startup import reach_slack
+from bot.delivery.status import surfaces_for
 from bot.errors import FormatError, Stopped, UsageError
 from bot.follower import Follower, FollowerOptions
 from bot.health import HealthServer, Heartbeat
@@ -258,6 +259,7 @@ def _follower(
         session_settings=session_settings, family=settings.format, since=settings.since,
         redactor=redactor_for(settings), log=log, checkpoints=state.checkpoints,
         progress=progress, heartbeat=heartbeat, replay=replay,
+        surfaces=surfaces_for(settings, delivery, log),
     )  # fmt: skip
     return Follower(sources, delivery, options, core=state.restored.core, folder=folder)
 

@@ -23,6 +23,7 @@ from typing import Final, Protocol
 from blocks.status import agent_state, doing_now
 from blocks.text import one_line
 from bot import events
+from bot.config import Settings
 from bot.delivery.deliverer import Delivery
 from bot.delivery.pacing import Bucket
 from bot.errors import (
@@ -208,3 +209,14 @@ class AgentSessions(_Refusable):
 
     def finish(self) -> None:
         self._finishing(lambda: bool(self.wanted))
+
+
+def surfaces_for(settings: Settings, delivery: Delivery, log: EventLog) -> tuple[Surface, ...]:
+    """The lines under the threads and the agent sessions, as the settings turn them on."""
+    scale = settings.rate_scale
+    surfaces: list[Surface] = []
+    if settings.thread_status:
+        surfaces.append(ThreadStatus(delivery, log=log, scale=scale))
+    if settings.agent_sessions:
+        surfaces.append(AgentSessions(delivery, log=log, scale=scale))
+    return tuple(surfaces)

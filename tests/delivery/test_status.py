@@ -191,3 +191,20 @@ def test_agent_sessions_are_off_unless_asked_for(slack: LocalSlack, tmp_path: Pa
     run.write(INIT + tool_use("c1", "make"))
     run.turn()
     assert slack.agent_session(slack.channel_id(), run.thread_ts) is None
+
+
+def test_the_settings_choose_the_surfaces(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.cli import _parser, _settings
+    from bot.config import load_settings
+    from bot.delivery.status import surfaces_for
+
+    delivery = Delivery(SlackApi(TOKEN, "http://127.0.0.1:9/api/"), "C1")
+    log = EventLog(None)
+    kinds = [type(s) for s in surfaces_for(load_settings({}), delivery, log)]
+    assert kinds == [ThreadStatus]  # the status on, agent sessions off, by default
+    flags = _settings(_parser().parse_args(["follow", "--no-thread-status", "--agent-sessions",
+                                            "--plan-blocks", "x.log"]))  # fmt: skip
+    assert [type(s) for s in surfaces_for(flags, delivery, log)] == [AgentSessions]
+    assert flags.plan_blocks
+    monkeypatch.setenv("SLACKTAIL_THREAD_STATUS", "false")
+    assert surfaces_for(load_settings({}), delivery, log) == ()
