@@ -259,7 +259,7 @@ def _follower(
         session_settings=session_settings, family=settings.format, since=settings.since,
         redactor=redactor_for(settings), log=log, checkpoints=state.checkpoints,
         progress=progress, heartbeat=heartbeat, replay=replay,
-        surfaces=surfaces_for(settings, delivery, log),
+        surfaces=surfaces_for(settings, delivery, log), plan_blocks=settings.plan_blocks,
     )  # fmt: skip
     return Follower(sources, delivery, options, core=state.restored.core, folder=folder)
 

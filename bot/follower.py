@@ -78,6 +78,7 @@ class FollowerOptions:
     heartbeat: Heartbeat | None = None
     replay: Replay | None = None
     surfaces: tuple[Surface, ...] = ()  # the status under threads, agent sessions, App Home
+    plan_blocks: bool = False  # the todo list as a plan of task cards
     render_every_s: float = RENDER_EVERY_S
     clock: Callable[[], float] = time.monotonic
     wall_clock: Callable[[], datetime] = _utc_now
@@ -107,7 +108,7 @@ class Follower:
         self.log = options.log or EventLog(None)
         self.render_every_s = options.render_every_s
         self.replay = options.replay  # --replay-speed: records applied at their log's pace
-        self.surfaces = options.surfaces
+        self.surfaces, self.plan_blocks = options.surfaces, options.plan_blocks
         self.since = options.since  # --since: a session last active before then is not posted
         self.retired = Retired(checkpoints, self.log, self.clock, self.wall_clock)
         self.reading = Reading(
@@ -186,7 +187,8 @@ class Follower:
             if self._before_since(session):
                 continue  # history: read, so that its state is right, but not posted
             reaction = SESSION_REACTION[session.status]
-            self.delivery.want(session_id, thread_messages(session, now), reaction)
+            messages = thread_messages(session, now, self.plan_blocks)
+            self.delivery.want(session_id, messages, reaction)
             for surface in self.surfaces:
                 surface.saw(session)
         self._touched.clear()
