@@ -86,15 +86,20 @@ class Run:
 
 
 @pytest.fixture
-def slack() -> Iterator[LocalSlack]:
-    with LocalSlack(token=TOKEN, rate_limits=True) as server:
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def slack(clock: FakeClock) -> Iterator[LocalSlack]:
+    with LocalSlack(token=TOKEN, rate_limits=True, clock=clock) as server:
         yield server
 
 
 def test_the_line_under_the_thread_follows_the_open_call_then_thinking_then_clears(
-    slack: LocalSlack, tmp_path: Path
+    slack: LocalSlack, clock: FakeClock, tmp_path: Path
 ) -> None:
-    run = Run(slack, tmp_path / "a.jsonl", FakeClock(), agent=False)
+    run = Run(slack, tmp_path / "a.jsonl", clock, agent=False)
     run.write(INIT + tool_use("c1", "pytest -q"))
     run.turn()
     assert run.shown() == "running Bash: pytest -q"
@@ -109,9 +114,9 @@ def test_the_line_under_the_thread_follows_the_open_call_then_thinking_then_clea
 
 
 def test_a_post_into_the_thread_clears_the_line_and_it_is_sent_again(
-    slack: LocalSlack, tmp_path: Path
+    slack: LocalSlack, clock: FakeClock, tmp_path: Path
 ) -> None:
-    run = Run(slack, tmp_path / "a.jsonl", FakeClock(), agent=False)
+    run = Run(slack, tmp_path / "a.jsonl", clock, agent=False)
     run.write(INIT + tool_use("c1", "make"))
     run.turn()
     sent = len(run.calls("assistant.threads.setStatus"))
@@ -127,9 +132,9 @@ def test_a_post_into_the_thread_clears_the_line_and_it_is_sent_again(
 
 
 def test_a_still_true_line_is_sent_again_before_slack_lets_it_lapse_and_not_sooner(
-    slack: LocalSlack, tmp_path: Path
+    slack: LocalSlack, clock: FakeClock, tmp_path: Path
 ) -> None:
-    run = Run(slack, tmp_path / "a.jsonl", FakeClock(), agent=False)
+    run = Run(slack, tmp_path / "a.jsonl", clock, agent=False)
     run.write(INIT + tool_use("c1", "sleep 600"))
     run.turn()
     for _ in range(5):
@@ -139,8 +144,8 @@ def test_a_still_true_line_is_sent_again_before_slack_lets_it_lapse_and_not_soon
     assert len(run.calls("assistant.threads.setStatus")) == 2
 
 
-def test_the_line_is_redacted(slack: LocalSlack, tmp_path: Path) -> None:
-    run = Run(slack, tmp_path / "a.jsonl", FakeClock(), agent=False)
+def test_the_line_is_redacted(slack: LocalSlack, clock: FakeClock, tmp_path: Path) -> None:
+    run = Run(slack, tmp_path / "a.jsonl", clock, agent=False)
     run.write(INIT + tool_use("c1", "login --password hunter2-secret"))
     run.turn()
     shown = run.shown()
@@ -149,13 +154,13 @@ def test_the_line_is_redacted(slack: LocalSlack, tmp_path: Path) -> None:
 
 
 def test_a_refused_status_turns_it_off_for_the_run_with_one_event(
-    slack: LocalSlack, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    slack: LocalSlack, clock: FakeClock, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def refuse(params: dict[str, object]) -> dict[str, object]:
         raise SlackError("missing_scope")
 
     monkeypatch.setitem(slack.api.methods, "assistant.threads.setStatus", refuse)
-    run = Run(slack, tmp_path / "a.jsonl", FakeClock(), agent=False)
+    run = Run(slack, tmp_path / "a.jsonl", clock, agent=False)
     run.write(INIT + tool_use("c1", "make"))
     run.turn()
     run.write(tool_result("c1") + tool_use("c2", "make test"))
@@ -168,9 +173,9 @@ def test_a_refused_status_turns_it_off_for_the_run_with_one_event(
 
 
 def test_an_agent_session_processes_while_running_is_active_while_waiting_and_closes(
-    slack: LocalSlack, tmp_path: Path
+    slack: LocalSlack, clock: FakeClock, tmp_path: Path
 ) -> None:
-    run = Run(slack, tmp_path / "a.jsonl", FakeClock(), agent=True)
+    run = Run(slack, tmp_path / "a.jsonl", clock, agent=True)
     run.write(INIT + tool_use("c1", "make"))
     run.turn()
     session = slack.agent_session(slack.channel_id(), run.thread_ts)
@@ -186,8 +191,10 @@ def test_an_agent_session_processes_while_running_is_active_while_waiting_and_cl
                                                                               "closed"]
 
 
-def test_agent_sessions_are_off_unless_asked_for(slack: LocalSlack, tmp_path: Path) -> None:
-    run = Run(slack, tmp_path / "a.jsonl", FakeClock(), agent=False)
+def test_agent_sessions_are_off_unless_asked_for(
+    slack: LocalSlack, clock: FakeClock, tmp_path: Path
+) -> None:
+    run = Run(slack, tmp_path / "a.jsonl", clock, agent=False)
     run.write(INIT + tool_use("c1", "make"))
     run.turn()
     assert slack.agent_session(slack.channel_id(), run.thread_ts) is None
