@@ -17,6 +17,7 @@ from typing import Any, Final
 
 from blocks.home import HOME_SESSIONS, home_view
 from bot.delivery.deliverer import Delivery
+from bot.delivery.slack_api import SlackApi
 from bot.delivery.status import _Refusable
 from bot.logs import EventLog
 from bot.session import Session
@@ -37,6 +38,14 @@ def archive_link(team_url: str) -> Link:
 def page_link(page_url: str) -> Link:
     """The local Slack's page, scrolled to the message."""
     return lambda channel, ts: f"{page_url.split('#')[0]}#msg-{ts}"
+
+
+def link_for(api: SlackApi, page_url: str | None = None) -> Link:
+    """How the Home links a thread: on the local Slack's page (``page_url``), else Slack's
+    permalink form from the workspace's address (known once ``api.check_auth`` ran)."""
+    if page_url is not None:
+        return page_link(page_url)
+    return archive_link(api.team_url or "https://slack.com/")
 
 
 class HomePublisher(_Refusable):

@@ -61,6 +61,7 @@ class SlackApi:
     ) -> None:
         self.redactor = redactor or Redactor()
         self.team_id = ""  # known after check_auth
+        self.team_url = ""  # the workspace's address (https://acme.slack.com/), likewise
         self.client = WebClient(token=token, base_url=base_url, timeout=timeout, retry_handlers=[])
 
     # --- start-up -------------------------------------------------------------------------
@@ -69,6 +70,7 @@ class SlackApi:
         """The bot's user id; a bad token is a ``SlackSetupError`` saying how to fix it."""
         response = self._call("auth.test")
         self.team_id = str(response.get("team_id") or "")
+        self.team_url = str(response.get("url") or "")
         return str(response.get("user_id") or "")
 
     def find_channel(self, channel: str) -> str:

@@ -14,7 +14,7 @@ from slack_sdk import WebClient
 
 from bot.app.home import register_home
 from bot.delivery import Delivery, SlackApi
-from bot.delivery.home import HOME_EVERY_S, HomePublisher, archive_link, page_link
+from bot.delivery.home import HOME_EVERY_S, HomePublisher, archive_link, link_for, page_link
 from bot.follower import Follower, FollowerOptions
 from bot.localslack import LocalSlack
 from bot.localslack.model import HUMAN_USER_ID
@@ -121,3 +121,11 @@ def test_a_thread_link_is_slacks_permalink_form() -> None:
     assert link("C123", "1700000000.000100") == (
         "https://acme.slack.com/archives/C123/p1700000000000100"
     )
+
+
+def test_the_link_is_to_the_local_page_or_to_the_workspace_slack_named(slack: LocalSlack) -> None:
+    api = SlackApi(TOKEN, slack.base_url)
+    assert link_for(api, "http://127.0.0.1:9/#x")("C1", "1.2") == "http://127.0.0.1:9/#msg-1.2"
+    api.check_auth()
+    assert link_for(api)("C1", "1.000200") == f"{api.team_url}archives/C1/p1000200"
+    assert api.team_url.startswith("http")
