@@ -215,3 +215,15 @@ def test_the_settings_choose_the_surfaces(monkeypatch: pytest.MonkeyPatch) -> No
     assert flags.plan_blocks
     monkeypatch.setenv("SLACKTAIL_THREAD_STATUS", "false")
     assert surfaces_for(load_settings({}), delivery, log) == ()
+
+
+def test_a_stop_clears_the_lines_it_showed(
+    slack: LocalSlack, clock: FakeClock, tmp_path: Path
+) -> None:
+    run = Run(slack, tmp_path / "a.jsonl", clock, agent=False)
+    run.write(INIT + tool_use("c1", "make"))
+    run.turn()
+    assert run.shown() == "running Bash: make"
+    run.follower.finish(end_sessions=False)  # slacktail stops; the agent goes on
+    assert run.shown() is None
+    assert run.calls("assistant.threads.setStatus")[-1]["status"] == ""
