@@ -88,7 +88,8 @@ class HomePublisher(_Refusable):
 
     def step(self) -> None:
         now = self.delivery.clock()
-        if self.changed and now - self.built_at >= HOME_EVERY_S / self.scale:
+        first = self.view is None and bool(self.due)  # someone waits for a first view
+        if first or (self.changed and now - self.built_at >= HOME_EVERY_S / self.scale):
             self.built_at, self.changed = now, False
             view = home_view(list(self.sessions.values()), self._links(), more=self.dropped)
             with self._lock:

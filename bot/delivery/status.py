@@ -186,7 +186,8 @@ class AgentSessions(_Refusable):
             return
         info = session.info
         title = info.title or info.prompt or info.agent or None
-        self.wanted[session_id] = (state, None if title is None else one_line(title, TITLE_LIMIT))
+        # Slack takes a title of 1 to 200 characters (a blank one is refused: none is sent)
+        self.wanted[session_id] = (state, one_line(title, TITLE_LIMIT) or None if title else None)
 
     def step(self) -> None:
         for session_id, (state, title) in list(self.wanted.items()):

@@ -129,3 +129,14 @@ def test_the_link_is_to_the_local_page_or_to_the_workspace_slack_named(slack: Lo
     api.check_auth()
     assert link_for(api)("C1", "1.000200") == f"{api.team_url}archives/C1/p1000200"
     assert api.team_url.startswith("http")
+
+
+def test_a_person_opening_the_home_before_any_session_is_told_there_is_none_yet(
+    slack: LocalSlack, clock: FakeClock
+) -> None:
+    delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id(), clock=clock,
+                        sleep=clock.sleep)  # fmt: skip
+    home = HomePublisher(delivery, page_link(slack.page_url))
+    home.opened(HUMAN_USER_ID)
+    home.step()
+    assert "No session yet" in home_text(slack)

@@ -227,3 +227,4 @@ def test_a_stop_clears_the_lines_it_showed(
     run.follower.finish(end_sessions=False)  # slacktail stops; the agent goes on
     assert run.shown() is None
     assert run.calls("assistant.threads.setStatus")[-1]["status"] == ""
+
