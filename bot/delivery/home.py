@@ -16,9 +16,10 @@ from functools import partial
 from typing import Any, Final
 
 from blocks.home import HOME_SESSIONS, home_view
+from bot.config import Settings
 from bot.delivery.deliverer import Delivery
 from bot.delivery.slack_api import SlackApi
-from bot.delivery.status import _Refusable
+from bot.delivery.status import PacedSurface
 from bot.logs import EventLog
 from bot.session import Session
 
@@ -48,7 +49,7 @@ def link_for(api: SlackApi, page_url: str | None = None) -> Link:
     return archive_link(api.team_url or "https://slack.com/")
 
 
-class HomePublisher(_Refusable):
+class HomePublisher(PacedSurface):
     """The App Home of everyone who opened it, kept current."""
 
     surface = "app_home"
@@ -120,6 +121,16 @@ class HomePublisher(_Refusable):
             if thread_ts is not None:
                 links[session_id] = self.link(self.channel, thread_ts)
         return links
+
+
+def home_for(settings: Settings, delivery: Delivery, log: EventLog,
+             page_url: str | None = None) -> HomePublisher | None:  # fmt: skip
+    """The App Home publisher, unless the settings turn it off. The app registers it
+    (``bot.app.home.register_home``) and the follower is given it among its surfaces."""
+    if not settings.app_home:
+        return None
+    link = link_for(delivery.api, page_url)
+    return HomePublisher(delivery, link, log=log, scale=settings.rate_scale)
 
 
 def _activity(session: Session) -> float:

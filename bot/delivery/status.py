@@ -63,8 +63,9 @@ class Shown:
     posts: int  # the session's posts then: a later post cleared it
 
 
-class _Refusable:
-    """A surface that Slack may refuse: then off for the run, said once."""
+class PacedSurface:
+    """A surface paced by a budget of its own, which Slack may refuse: then it is off for the
+    run, said once."""
 
     surface = ""
 
@@ -113,7 +114,7 @@ class _Refusable:
         raise NotImplementedError
 
 
-class ThreadStatus(_Refusable):
+class ThreadStatus(PacedSurface):
     """The line under each running session's thread."""
 
     surface = "status"
@@ -165,7 +166,7 @@ class ThreadStatus(_Refusable):
         self._finishing(lambda: bool(self.wanted))
 
 
-class AgentSessions(_Refusable):
+class AgentSessions(PacedSurface):
     """Each thread's agent session: processing while its session runs, active while it waits
     for the person, closed once it ended."""
 

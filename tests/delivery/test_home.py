@@ -14,7 +14,14 @@ from slack_sdk import WebClient
 
 from bot.app.home import register_home
 from bot.delivery import Delivery, SlackApi
-from bot.delivery.home import HOME_EVERY_S, HomePublisher, archive_link, link_for, page_link
+from bot.delivery.home import (
+    HOME_EVERY_S,
+    HomePublisher,
+    archive_link,
+    home_for,
+    link_for,
+    page_link,
+)
 from bot.follower import Follower, FollowerOptions
 from bot.localslack import LocalSlack
 from bot.localslack.model import HUMAN_USER_ID
@@ -140,3 +147,16 @@ def test_a_person_opening_the_home_before_any_session_is_told_there_is_none_yet(
     home.opened(HUMAN_USER_ID)
     home.step()
     assert "No session yet" in home_text(slack)
+
+
+def test_the_home_is_on_unless_the_settings_turn_it_off(
+    slack: LocalSlack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bot.config import load_settings
+    from bot.logs import EventLog
+
+    delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id())
+    home = home_for(load_settings({}), delivery, EventLog(None), slack.page_url)
+    assert home is not None and home.link("C1", "1.2").endswith("#msg-1.2")
+    monkeypatch.setenv("SLACKTAIL_APP_HOME", "0")
+    assert home_for(load_settings({}), delivery, EventLog(None)) is None
