@@ -139,7 +139,7 @@ class ThreadStatus(PacedSurface):
             if thread_ts is None:
                 continue  # its root is not posted yet
             shown = self.shown.get(session_id)
-            showing = self._showing(session_id, shown, now)
+            showing = self._showing(session_id, thread_ts, shown, now)
             if not text and not showing:
                 self.wanted.pop(session_id, None)
                 self.shown.pop(session_id, None)
@@ -153,9 +153,11 @@ class ThreadStatus(PacedSurface):
             if self._sent(partial(self.api.set_status, self.channel, thread_ts, text)):
                 self.shown[session_id] = Shown(thread_ts, text, self.delivery.clock(), posts)
 
-    def _showing(self, session_id: str, shown: Shown | None, now: float) -> str:
+    def _showing(self, session_id: str, thread_ts: str, shown: Shown | None, now: float) -> str:
         """What Slack shows under the thread now, as far as we know."""
-        if shown is None or self.delivery.posted.get(session_id, 0) != shown.posts:
+        if shown is None or shown.thread_ts != thread_ts:
+            return ""  # never shown, or under a thread started again since
+        if self.delivery.posted.get(session_id, 0) != shown.posts:
             return ""  # a post into the thread cleared it
         return shown.text if now - shown.at < STATUS_LAPSE_S / self.scale else ""
 
