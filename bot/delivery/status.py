@@ -43,6 +43,7 @@ STATUS_PER_MINUTE: Final = 48.0
 SESSIONS_PER_MINUTE: Final = 48.0  # agents.sessions.setStatus: Tier 3
 TITLE_LIMIT: Final = 200
 FINISH_S: Final = 5.0  # the final clears get at most this long
+AWAY_PAUSE_S: Final = 10.0  # a call that found Slack away: the surface waits this long
 
 
 class Surface(Protocol):
@@ -83,15 +84,16 @@ class PacedSurface:
     def _sent(self, call: Callable[[], None]) -> bool:
         """Make one call within the budget; whether it went (False: try again later)."""
         now = self.delivery.clock()
-        if not self.on or self.bucket.wait(now) > 0:
-            return False
+        if not self.on or self.delivery.outage_since is not None or self.bucket.wait(now) > 0:
+            return False  # off, Slack away (delivery waits for it), or the budget is spent
         self.bucket.take(now)
         try:
             call()
         except RateLimited as error:
             self.bucket.pause(self.delivery.clock(), error.retry_after)
             return False
-        except SlackUnavailable:
+        except SlackUnavailable:  # what the thread shows goes first: this waits a while
+            self.bucket.pause(self.delivery.clock(), AWAY_PAUSE_S)
             return False
         except ThreadGone:
             return True  # the thread is gone: nothing to show under it

@@ -11,7 +11,13 @@ import orjson
 import pytest
 
 from bot.delivery import Delivery, SlackApi
-from bot.delivery.status import STATUS_REFRESH_S, AgentSessions, ThreadStatus
+from bot.delivery.status import (
+    AWAY_PAUSE_S,
+    STATUS_GAP_S,
+    STATUS_REFRESH_S,
+    AgentSessions,
+    ThreadStatus,
+)
 from bot.follower import Follower, FollowerOptions
 from bot.localslack import LocalSlack
 from bot.localslack.model import SlackError
@@ -228,3 +234,31 @@ def test_a_stop_clears_the_lines_it_showed(
     assert run.shown() is None
     assert run.calls("assistant.threads.setStatus")[-1]["status"] == ""
 
+
+
+def test_while_slack_is_away_the_line_waits_and_goes_once_slack_is_back(
+    slack: LocalSlack, clock: FakeClock, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run = Run(slack, tmp_path / "a.jsonl", clock, agent=False)
+    tried: list[str] = []
+    send = run.delivery.api.set_status
+
+    def counted(channel: str, thread_ts: str, status: str) -> None:
+        tried.append(status)
+        send(channel, thread_ts, status)
+
+    monkeypatch.setattr(run.delivery.api, "set_status", counted)
+    run.write(INIT + tool_use("c1", "make"))
+    run.turn()
+    slack.faults.configure(error_rate=1.0)  # every call answers 5xx
+    run.write(tool_result("c1") + tool_use("c2", "make test"))
+    run.follower.read()
+    run.follower.render(force=True)
+    for _ in range(5):
+        clock.advance(STATUS_GAP_S)
+        run.status.step()  # tried once, then paused: not at every turn
+    assert tried == ["running Bash: make", "running Bash: make test"]
+    slack.faults.configure(error_rate=0.0)
+    run.turn(seconds=AWAY_PAUSE_S)
+    assert run.shown() == "running Bash: make test"
+    assert "surface_off" not in run.events.getvalue()
