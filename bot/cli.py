@@ -128,6 +128,13 @@ def _slack_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--thread-ts", metavar="TS", help="post into this existing thread")
     parser.add_argument("--broadcast-result", action="store_true", default=None,
                         help="also send each session's result to the channel")  # fmt: skip
+    parser.add_argument("--no-thread-status", action="store_false", default=None,
+                        dest="thread_status",
+                        help="do not show under a thread what its session is doing")  # fmt: skip
+    parser.add_argument("--agent-sessions", action="store_true", default=None,
+                        help="the app is declared an agent: agent sessions, Slack's Stop")
+    parser.add_argument("--plan-blocks", action="store_true", default=None,
+                        help="show the todo list as a plan of task cards")  # fmt: skip
     parser.add_argument("--format", type=_family, metavar="FAMILY", help=FORMAT_HELP)
     parser.add_argument("--verbosity", choices=VERBOSITIES,
                         help="what to show (default: normal)")  # fmt: skip
@@ -225,6 +232,9 @@ def _settings(args: argparse.Namespace) -> Settings:
         "channel": args.channel,
         "thread_ts": args.thread_ts,
         "broadcast_result": args.broadcast_result,
+        "thread_status": args.thread_status,
+        "agent_sessions": args.agent_sessions,
+        "plan_blocks": args.plan_blocks,
         "format": args.format,
         "verbosity": args.verbosity,
         "slack_api_url": args.slack_api_url,

@@ -29,7 +29,9 @@ from bot.app.stop import AgentStop
 from bot.checkpoints import Checkpoints, Restored
 from bot.config import SLACK_API_URL, Settings
 from bot.delivery import Delivery, Pacing, SlackApi
+from bot.delivery.home import HomePublisher, home_for
 from bot.delivery.startup import reach_slack
+from bot.delivery.status import surfaces_for
 from bot.errors import FormatError, Stopped, UsageError
 from bot.follower import Follower, FollowerOptions
 from bot.health import HealthServer, Heartbeat
@@ -288,8 +290,21 @@ def _follower(
         redactor=redactor, log=log, checkpoints=state.checkpoints,
         progress=progress, heartbeat=heartbeat, replay=replay,
         approvals=ApprovalThreads(settings.state_dir or default_state_dir(), redactor=redactor),
+        surfaces=(*surfaces_for(settings, delivery, log), *_home(settings, slack, delivery, log)),
+        plan_blocks=settings.plan_blocks,
     )  # fmt: skip
     return Follower(sources, delivery, options, core=state.restored.core, folder=folder)
+
+
+def _home(
+    settings: Settings, slack: Slack, delivery: Delivery, log: EventLog,
+) -> tuple[HomePublisher, ...]:  # fmt: skip
+    """The App Home, when the app can receive (its ``app_home_opened`` is the app's)."""
+    if slack.receiving is None:
+        return ()
+    page_url = None if slack.local is None else slack.local.page_url
+    home = home_for(settings, delivery, log, page_url)
+    return () if home is None else (home,)
 
 
 def _app(
@@ -303,8 +318,9 @@ def _app(
     shared = None if state.store.path is None else state.store.path.parent
     desk_dir = settings.state_dir or default_state_dir()  # where `slacktail approvals` asks
     controls = controls_for(stop, approvals=approvals_in(desk_dir))
+    homes = [surface for surface in follower.surfaces if isinstance(surface, HomePublisher)]
     return app_beside(settings, slack.receiving, client, sessions, controls, log,
-                      state_dir=shared)  # fmt: skip
+                      state_dir=shared, homes=homes)  # fmt: skip
 
 
 @contextmanager

@@ -55,6 +55,19 @@ class Settings(BaseSettings):
     channel: str | None = Field(default=None, description="channel id or name to post to")
     thread_ts: str | None = Field(default=None, description="post into this existing thread")
     broadcast_result: bool = Field(default=False, description="also send the result to the channel")
+    # --- agent surfaces (issue 15) ---
+    thread_status: bool = Field(
+        default=True, description="show under a running session's thread what it is doing"
+    )
+    agent_sessions: bool = Field(
+        default=False, description="the app is declared an agent: each thread is an agent "
+        "session, with Slack's own Stop button while it runs",
+    )
+    plan_blocks: bool = Field(
+        default=False, description="show the todo list as a plan of task cards"
+    )
+    app_home: bool = Field(default=True, description="publish the sessions in the App Home")
+    # --- end of agent surfaces ---
     verbosity: Verbosity = Verbosity.NORMAL
     orphan_after_s: float = Field(default=600.0, gt=0)
     idle_after: float = Field(

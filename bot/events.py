@@ -325,6 +325,16 @@ class DeliveryStopped(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class SurfaceOff(Event):
+    """Slack refused one of the app's surfaces (the status under threads, agent sessions, the
+    App Home): a scope missing, not allowed for this app; it is off for the rest of the run."""
+
+    name = "surface_off"
+    surface: str
+    error: str
+
+
+@dataclass(frozen=True, slots=True)
 class Delivered(Event):
     """The final delivery sent everything: the run's totals."""
 
@@ -485,6 +495,7 @@ EVENTS: tuple[type[Event], ...] = (
     SessionStarted, SessionsSkipped, SessionRetired, ArchivedSessionUnreadable,
     Connected, SlackUnavailable, SlackBack, RateLimited, Retry, FallbackPayload, MessageDeleted,
     ThreadRestarted, DeliveryStopped, Delivered, DeliveryIncomplete, PostingStopped, AgentExited,
+    SurfaceOff,
     Resumed, CheckpointDropped, StateSetAside, StateEmptied, HealthListening, Stopping,
     AppConnected, AppFailed, ClickRefused, ClickAnswered, AgentSignalled,
 )  # fmt: skip

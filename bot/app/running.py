@@ -6,7 +6,7 @@ is one line on stderr and an ``app_failed`` event: posting goes on, the controls
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,10 +17,12 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 from bot import events
 from bot.app.access import Access, Members
 from bot.app.controls import APPROVE, DENY, FULL_OUTPUT, STOP, Control
+from bot.app.home import register_home
 from bot.app.owners import sockets_dir
 from bot.app.serving import HttpTransport, SocketModeTransport, bolt_app
 from bot.app.slack_app import FINISHED, RUNNING, ControlsApp
 from bot.config import Settings
+from bot.delivery.home import HomePublisher
 from bot.logs import EventLog
 from bot.session import SessionStatus
 
@@ -93,14 +95,18 @@ class FollowedSessions:
 def app_beside(
     settings: Settings, how: Receiving | None, client: WebClient, sessions: FollowedSessions,
     controls: dict[str, Control], log: EventLog, *, state_dir: Path | None = None,
+    homes: Sequence[HomePublisher] = (),
 ) -> Iterator[ControlsApp | None]:  # fmt: skip
-    """The app, receiving clicks while the block runs (None when it cannot)."""
+    """The app, receiving clicks (and people opening its Home, for ``homes``) while the block
+    runs (None when it cannot)."""
     if how is None:
         yield None
         return
     access = Access((*settings.allow_users, *how.allowed), members=_members(client)
                     if settings.allow_channel_members else None)  # fmt: skip
     app = ControlsApp(bolt_app(client, how.signing_secret), access, controls, sessions, log)
+    for home in homes:
+        register_home(app.bolt, home)
     transport: SocketModeTransport | HttpTransport | None = None
     try:
         if state_dir is not None:  # first: a click handed over finds this process listening

@@ -295,6 +295,15 @@ class Session:
     def hidden(self) -> int:
         return self.counts[Significance.HIDDEN]
 
+    def newest_open_call(self) -> ToolCallState | None:
+        """The call begun last that still runs or waits for its result (what the agent is
+        doing now), or None."""
+        for call_id in reversed(self._open):
+            call = self.calls[call_id]
+            if call.status is ToolStatus.RUNNING or call.status is ToolStatus.PENDING:
+                return call
+        return None
+
     def call_counts(self) -> dict[ToolStatus, int]:
         counts = dict.fromkeys(ToolStatus, 0)
         for call in self.calls.values():
