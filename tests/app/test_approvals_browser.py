@@ -19,6 +19,7 @@ from bot.app.desk import Desk
 from bot.localslack import LocalSlack
 from tests.localslack.test_page_browser import (
     body_text,
+    click,
     dom_id,
     open_page,
     screenshot_on_failure,
@@ -72,11 +73,13 @@ def test_a_person_approves_one_request_and_denies_another_and_the_agent_gets_eac
         assert "make deploy" in body_text(first_el) and "/etc/hosts" in body_text(second_el)
         snap(browser, "approvals-1-asked")
 
-        first_el.find_element(By.CSS_SELECTOR, '[data-action-id="slacktail_approve"]').click()
+        click(browser, "Approve", lambda d: d.find_element(By.ID, dom_id(first["ts"])).find_element(
+            By.CSS_SELECTOR, '[data-action-id="slacktail_approve"]'))  # fmt: skip
         assert deploy.result(WAIT_S) == {"behavior": "allow",
                                          "updatedInput": {"command": "make deploy"}}  # fmt: skip
         assert not hosts.done()  # the other request still waits
-        second_el.find_element(By.CSS_SELECTOR, '[data-action-id="slacktail_deny"]').click()
+        click(browser, "Deny", lambda d: d.find_element(By.ID, dom_id(second["ts"])).find_element(
+            By.CSS_SELECTOR, '[data-action-id="slacktail_deny"]'))  # fmt: skip
         assert hosts.result(WAIT_S) == {"behavior": "deny",
                                         "message": "Denied in Slack by U0LOCALUSR."}  # fmt: skip
 

@@ -19,6 +19,7 @@ from bot.localslack import LocalSlack
 from bot.localslack.model import HUMAN_USER_ID
 from tests.localslack.test_page_browser import (  # noqa: F401 (the browser fixture)
     browser,
+    click,
     dom_id,
     open_page,
     reactions,
@@ -57,10 +58,9 @@ def test_stop_clicked_on_the_page_interrupts_the_agent_and_the_thread_says_who(
     open_page(browser, slack)
     run = slacktail_run(slack, marker, tmp_path / "state")
     try:
-        stop = wait_for(browser, "the root's Stop button", lambda d: d.find_element(
-            By.CSS_SELECTOR, f'[data-action-id="{STOP}"]'))  # fmt: skip
         wait_for(browser, "the app connected", lambda d: slack.socket_mode.connections > 0)
-        stop.click()
+        click(browser, "the root's Stop button", lambda d: d.find_element(
+            By.CSS_SELECTOR, f'[data-action-id="{STOP}"]'))  # fmt: skip
         dialog = wait_for(browser, "the confirm dialog",
                           lambda d: d.find_element(By.CSS_SELECTOR, "#confirm .modal"))  # fmt: skip
         assert "SIGINT" in dialog.text
