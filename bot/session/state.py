@@ -106,11 +106,14 @@ class SessionSettings:
     orphan_after_s: float = 600.0  # a call with no result after this long with no activity
     tools_per_group: int = 12
     idle_after_s: float = 600.0  # a running session whose log is quiet this long is idle
+    controls: bool = False  # the app can receive clicks: messages show their controls
 
-    def __reduce__(self) -> tuple[type[SessionSettings], tuple[Verbosity, float, int, float]]:
+    def __reduce__(
+        self,
+    ) -> tuple[type[SessionSettings], tuple[Verbosity, float, int, float, bool]]:
         # Pickled by its fields: compiled (mypyc), a frozen class cannot be unpickled by setattr.
         return (SessionSettings, (self.verbosity, self.orphan_after_s, self.tools_per_group,
-                                  self.idle_after_s))  # fmt: skip
+                                  self.idle_after_s, self.controls))  # fmt: skip
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
