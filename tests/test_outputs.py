@@ -60,8 +60,8 @@ def claude_stream(output: str, call: str = "toolu_01", short: str = "ok") -> byt
     )  # fmt: skip
 
 
-def read_into_book(source: Source) -> CoreState:
-    core = CoreState(SessionBook())
+def read_into_book(source: Source, book: SessionBook | None = None) -> CoreState:
+    core = CoreState(book or SessionBook())
     log = EventLog(None)
     retired = Retired(None, log, time.monotonic, lambda: NOW)
     reading = Reading(core, retired, log=log, redactor=Redactor())
