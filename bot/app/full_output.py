@@ -22,6 +22,7 @@ from bot.app.controls import Click, Control, Outcome, button_value
 from bot.checkpoints import CoreState
 from bot.outputs import Changed, read_output
 from bot.redaction import Redactor
+from bot.session import Session
 from bot.session.tool_calls import OutputPosition
 
 log = logging.getLogger(__name__)
@@ -44,11 +45,15 @@ class ToolOutput:
 Find = Callable[[str, str], ToolOutput | None]
 
 
-def calls_in(core: CoreState) -> Find:
-    """``find`` over the sessions of ``core`` (the process's own)."""
+def calls_in(core: CoreState, archived: Callable[[str], Session | None] | None = None) -> Find:
+    """``find`` over the sessions of ``core`` (the process's own), and those it retired to the
+    store when ``archived`` is given (``Checkpoints.unarchive``, read there, not brought back):
+    positions are part of the sessions' state, so they are in the store with them."""
 
     def find(session_id: str, call_id: str) -> ToolOutput | None:
         session = core.book.sessions.get(session_id)
+        if session is None and archived is not None:
+            session = archived(session_id)
         call = session.calls.get(call_id) if session is not None else None
         if call is None or call.output_at is None:
             return None

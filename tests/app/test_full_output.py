@@ -27,11 +27,12 @@ from bot.app.controls import (
     read_value,
 )
 from bot.app.full_output import GONE, calls_in, full_output
-from bot.checkpoints import CoreState
+from bot.checkpoints import Checkpoints, CoreState
 from bot.localslack import LocalSlack
 from bot.redaction import Redactor
 from bot.session import SessionBook
 from bot.session.state import SessionSettings
+from bot.store import Store
 from tests.blocks.test_full_output import code_of
 from tests.conftest import FakeClock
 from tests.localslack.apps import close_quickly
@@ -170,3 +171,16 @@ def test_a_call_this_process_does_not_know_is_answered() -> None:
     control = full_output(lambda session, call: None, WebClient(), Redactor())
     click = Click(FULL_OUTPUT, "s", {"call": "c"}, USER, "C1", "1.0", "trigger")
     assert control(click) == Outcome(False, GONE)
+
+
+def test_a_session_retired_to_the_store_still_answers(tmp_path: Path) -> None:
+    log = tmp_path / "run.jsonl"
+    log.write_bytes(claude_stream(long_output()))
+    core = follow(log)
+    checkpoints = Checkpoints(Store.memory(), "job")
+    checkpoints.archive(core.book.sessions[SID])
+    core.book.release(SID)
+    assert calls_in(core)(SID, "toolu_01") is None
+    found = calls_in(core, checkpoints.unarchive)(SID, "toolu_01")
+    assert found is not None and (found.name, found.family) == ("Bash", "claude-stream-json")
+    assert found.at.path == str(log) and found.at.line == 3
