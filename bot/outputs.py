@@ -3,10 +3,12 @@ call (``keep_position``: a path, a line's number, offset, size and digest, never
 the sessions' memory stays bounded), and ``read_output`` reads that line again, parses it with
 the session's format and returns the call's whole output, redacted as everywhere.
 
-Only a file has positions: a wrapped command's output (``run``) and standard input are read once
-from a pipe. Standard input is spooled to a file, but the spool is deleted once read and
-committed, and a command's output is not spooled at all (a restart runs it again), so a call of
-such a source shows no Full output button rather than one that cannot be answered.
+Only what is read from a file has positions: a followed file or document, and standard input,
+read through its spool in the state directory (``bot.sources.spool``), which lasts as long as
+the run that reads it, as the process that answers a click does. A wrapped command's output
+(``run``) is read from a pipe and not spooled (a restart runs the command again), so its calls
+show no Full output button: spooling it would write every agent's whole output to disk a second
+time for a button, where the agent's own session file is the log to follow for that.
 """
 
 from __future__ import annotations

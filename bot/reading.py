@@ -38,6 +38,7 @@ from bot.sources.folder import FolderWatch
 from bot.sources.follow import FileFollower
 from bot.sources.lines import Line, LineOverLimit, LongLine
 from bot.sources.source import Rewritten, Rotated, Source, SourceEvent, Truncated
+from bot.sources.spool import StdinSpool
 
 
 @dataclass
@@ -80,7 +81,7 @@ class Reading:
         self._said: set[str] = set()  # those sources (a rewritten document's new reader too)
         self._exits: dict[str, dict[str, None]] = {}  # a command's source -> the sessions it wrote
         # The file line being applied, for the positions of tool results (see ``bot.outputs``)
-        self._line: tuple[FileFollower | DocumentFollower, Line] | None = None
+        self._line: tuple[_File, Line] | None = None
 
     def add_source(self, source: Source) -> None:
         """Read one more source (a file that appeared in a followed folder)."""
@@ -258,9 +259,13 @@ class Reading:
         return exit_records(sessions, ended.code, ended.signal, reader.stats.lines + 1)
 
 
-def _file_line(source: Source, item: object) -> tuple[FileFollower | DocumentFollower, Line] | None:
-    """A line of a file (which can be read again), with its source."""
-    if isinstance(item, Line) and isinstance(source, FileFollower | DocumentFollower):
+_File = FileFollower | DocumentFollower | StdinSpool  # sources read from a file (stdin: spooled)
+
+
+def _file_line(source: Source, item: object) -> tuple[_File, Line] | None:
+    """A line of a file (which can be read again), with its source. A wrapped command's
+    output is read from a pipe, not spooled: it has no positions (see ``bot.outputs``)."""
+    if isinstance(item, Line) and isinstance(source, FileFollower | DocumentFollower | StdinSpool):
         return source, item
     return None
 

@@ -22,6 +22,7 @@ from bot.session.tool_calls import OutputPosition
 from bot.sources.document import DocumentFollower, DocumentOptions
 from bot.sources.follow import FileFollower, FileOptions
 from bot.sources.source import Source
+from bot.sources.spool import StdinSpool
 
 SID = "sess-full"
 SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
@@ -148,3 +149,17 @@ def test_a_document_keeps_a_document_position(tmp_path: Path) -> None:
     assert kept
     said = read_output(kept[0][1].output_at, "no-such-call", "claude-stream-json", Redactor())
     assert isinstance(said, Changed) and "no longer holds" in said.why
+
+
+def test_standard_input_is_read_again_from_its_spool(tmp_path: Path) -> None:
+    read_end, write_end = os.pipe()
+    with open(read_end, "rb") as stream:
+        spool = StdinSpool(stream, tmp_path / "spool")
+        os.write(write_end, claude_stream(long_output()))
+        os.close(write_end)
+        core = read_into_book(spool)
+        assert spool.join(timeout=5)
+    at = position(core, "toolu_01")
+    assert at is not None and at.path == str(spool.path)
+    text = read_output(at, "toolu_01", "claude-stream-json", Redactor())
+    assert isinstance(text, str) and text.count("\n") == 399
