@@ -44,11 +44,14 @@ def position_of(path: str, line: Line, document: bool) -> OutputPosition:
     )  # fmt: skip
 
 
-def keep_position(session: Session, result: ToolResult, at: OutputPosition) -> None:
-    """Keep ``at`` on the call ``result`` belongs to, when a message shows that call's output."""
+def keep_position(
+    session: Session, result: ToolResult, path: str, line: Line, document: bool
+) -> None:
+    """Keep where ``result`` was read (``line`` of the file at ``path``) on its call, when a
+    message shows that call's output (the digest is taken only then)."""
     call = session.calls.get(result.call_id)
     if call is not None and call.shown and call.output_size:
-        call.output_at = at
+        call.output_at = position_of(path, line, document)
 
 
 def read_output(at: OutputPosition, call_id: str, family: str, redactor: Redactor) -> str | Changed:

@@ -26,7 +26,7 @@ from bot import events
 from bot.checkpoints import CoreState
 from bot.formats.reader import SourceReader
 from bot.logs import EventLog
-from bot.outputs import keep_position, position_of
+from bot.outputs import keep_position
 from bot.progress import ProgressBar
 from bot.records import Origin, Record, ToolResult, Unparsed
 from bot.redaction import Redactor, redact_record
@@ -156,8 +156,8 @@ class Reading:
                 continue
             if self._line is not None and type(record) is ToolResult:
                 source, line = self._line
-                at = position_of(str(source.path), line, isinstance(source, DocumentFollower))
-                keep_position(session, record, at)
+                document = isinstance(source, DocumentFollower)
+                keep_position(session, record, str(source.path), line, document)
             if session.session_id not in self.core.families:
                 self.core.families[session.session_id] = reader.family or ""
                 agent = session.info.agent or None
