@@ -90,7 +90,7 @@ def _show(click: Click, find: Find, client: WebClient, redactor: Redactor) -> Ou
             client.views_open(trigger_id=str(click.trigger_id), view=view)
     except SlackApiError as error:
         said = error.response.get("error")
-        log.warning("full output of %s not shown: %s", call_id, said)
+        log.debug("full output of %s not shown: %s", call_id, said)  # the Outcome says it
         return Outcome(False, f"The full output could not be shown ({said}).")
     if isinstance(text, Changed):
         return Outcome(False, f"The full output cannot be shown: {text.why}.")
