@@ -70,6 +70,11 @@ def changed_view(name: str, summary: str, why: str) -> View:
     return _modal([_heading(name, summary), _section(said)])
 
 
+def reading_view(name: str, summary: str) -> View:
+    """The modal while the output is read again from the log."""
+    return _modal([_heading(name, summary), _context(":hourglass_flowing_sand: Reading the log…")])
+
+
 def _modal(blocks: list[dict[str, Any]]) -> View:
     return {
         "type": "modal",

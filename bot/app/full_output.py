@@ -17,7 +17,7 @@ from typing import Any
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
-from blocks.full_output import changed_view, full_output_view
+from blocks.full_output import changed_view, full_output_view, reading_view
 from bot.app.controls import Click, Control, Outcome, button_value
 from bot.checkpoints import CoreState
 from bot.outputs import Changed, read_output
@@ -79,15 +79,13 @@ def _show(click: Click, find: Find, client: WebClient, redactor: Redactor) -> Ou
         return Outcome(False, GONE)
     if click.view_id is None and click.trigger_id is None:
         return Outcome(False, NO_TRIGGER)
-    text: str | Changed = Changed("its log's format is not known here")
-    if found.family:
-        text = read_output(found.at, call_id, found.family, redactor)
-    view = _view(click, found, call_id, text)
     try:
-        if click.view_id is not None:
-            client.views_update(view_id=click.view_id, view=view)
-        else:
-            client.views_open(trigger_id=str(click.trigger_id), view=view)
+        # Opened at once (a trigger lasts 3 s; a log read again may take longer), then filled.
+        view_id = click.view_id or _open(client, str(click.trigger_id), found)
+        text: str | Changed = Changed("its log's format is not known here")
+        if found.family:
+            text = read_output(found.at, call_id, found.family, redactor)
+        client.views_update(view_id=view_id, view=_view(click, found, call_id, text))
     except SlackApiError as error:
         said = error.response.get("error")
         log.debug("full output of %s not shown: %s", call_id, said)  # the Outcome says it
@@ -95,6 +93,12 @@ def _show(click: Click, find: Find, client: WebClient, redactor: Redactor) -> Ou
     if isinstance(text, Changed):
         return Outcome(False, f"The full output cannot be shown: {text.why}.")
     return Outcome(True)
+
+
+def _open(client: WebClient, trigger_id: str, found: ToolOutput) -> str:
+    """The modal opened, saying the output is being read; its view id."""
+    opened = client.views_open(trigger_id=trigger_id, view=reading_view(found.name, found.summary))
+    return str(opened["view"]["id"])
 
 
 def _view(click: Click, found: ToolOutput, call_id: str, text: str | Changed) -> dict[str, Any]:

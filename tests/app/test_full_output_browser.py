@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from slack_sdk import WebClient
@@ -37,6 +38,15 @@ def slack() -> Iterator[LocalSlack]:
         yield server
 
 
+def modal_text(driver: WebDriver) -> str:
+    """What the open modal shows (found again each time: the page redraws a changed view)."""
+    try:
+        found = driver.find_elements(By.CSS_SELECTOR, "#overlay .modal")
+        return str(found[0].text) if found else ""
+    except StaleElementReferenceException:  # redrawn between finding it and reading it
+        return ""
+
+
 def test_a_person_clicks_full_output_and_reads_the_whole_output_in_the_modal(
     browser: WebDriver,  # noqa: F811
     slack: LocalSlack,
@@ -64,22 +74,16 @@ def test_a_person_clicks_full_output_and_reads_the_whole_output_in_the_modal(
             )
             assert button.text == "Full output"
             button.click()
-            modal = wait_for(
-                browser, "the modal", lambda d: d.find_element(By.CSS_SELECTOR, "#overlay .modal")
-            )
+            wait_for(browser, "the first page", lambda d: "row 0001" in modal_text(d))
+            modal = browser.find_element(By.CSS_SELECTOR, "#overlay .modal")
             assert modal.find_element(By.CLASS_NAME, "modal-title").text == "Full output"
-            wait_for(browser, "the first page", lambda d: "row 0001" in modal.text)
             shown = modal.text
             assert "cat big.log" in shown and f"page 1 of {len(pages)}" in shown
             assert pages[0].rstrip("\n").split("\n")[-1] in shown
             assert SECRET not in shown and "[redacted:github-token]" in shown
             modal.find_element(By.CSS_SELECTOR, f'[data-action-id="{FULL_OUTPUT_NEXT}"]').click()
             last_of_second = pages[1].rstrip("\n").split("\n")[-1]
-            wait_for(
-                browser,
-                "the second page",
-                lambda d: last_of_second in d.find_element(By.CSS_SELECTOR, "#overlay").text,
-            )
-            assert "row 0001" not in browser.find_element(By.CSS_SELECTOR, "#overlay").text
+            wait_for(browser, "the second page", lambda d: last_of_second in modal_text(d))
+            assert "row 0001" not in modal_text(browser)
     finally:
         close_quickly(slack, app.handler.client)

@@ -6,7 +6,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from blocks.full_output import PAGE_CHARS, changed_view, full_output_view, pages_of
+from blocks.full_output import (
+    PAGE_CHARS,
+    changed_view,
+    full_output_view,
+    pages_of,
+    reading_view,
+)
 from blocks.text import unescape_mrkdwn
 from blocks.thread import thread_messages
 from bot.app.controls import FULL_OUTPUT, read_value
@@ -124,3 +130,9 @@ def test_no_button_for_an_output_shown_whole() -> None:
 
 def test_no_button_for_an_output_that_cannot_be_read_again() -> None:
     assert full_output_buttons(session_with_call("a\n" * 50, True, kept=False)) == []
+
+
+def test_the_modal_while_the_log_is_read_says_so() -> None:
+    view = reading_view("Bash", "cat big.log")
+    assert "Reading the log" in str(view["blocks"]) and "cat big.log" in str(view["blocks"])
+    assert view_errors(view, ("modal",)) is None
