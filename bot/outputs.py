@@ -48,7 +48,10 @@ def keep_position(
     session: Session, result: ToolResult, path: str, line: Line, document: bool
 ) -> None:
     """Keep where ``result`` was read (``line`` of the file at ``path``) on its call, when a
-    message shows that call's output (the digest is taken only then)."""
+    message shows that call's output (the digest is taken only then). A result of another
+    line (held back while the format was detected, applied with this one) keeps none."""
+    if not document and result.origin.line != line.number:
+        return
     call = session.calls.get(result.call_id)
     if call is not None and call.shown and call.output_size:
         call.output_at = position_of(path, line, document)

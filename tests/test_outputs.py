@@ -13,14 +13,16 @@ import orjson
 
 from bot.checkpoints import CoreState
 from bot.logs import EventLog
-from bot.outputs import Changed, read_output
+from bot.outputs import Changed, keep_position, read_output
 from bot.reading import Reading
+from bot.records import Origin, ToolCall, ToolResult
 from bot.redaction import Redactor
 from bot.retiring import Retired
-from bot.session import SessionBook
+from bot.session import Session, SessionBook
 from bot.session.tool_calls import OutputPosition
 from bot.sources.document import DocumentFollower, DocumentOptions
 from bot.sources.follow import FileFollower, FileOptions
+from bot.sources.lines import Line
 from bot.sources.source import Source
 from bot.sources.spool import StdinSpool
 
@@ -163,3 +165,15 @@ def test_standard_input_is_read_again_from_its_spool(tmp_path: Path) -> None:
     assert at is not None and at.path == str(spool.path)
     text = read_output(at, "toolu_01", "claude-stream-json", Redactor())
     assert isinstance(text, str) and text.count("\n") == 399
+
+
+def test_a_result_applied_with_a_later_line_keeps_no_position(tmp_path: Path) -> None:
+    session = Session(SID)
+    session.apply(ToolCall(Origin(SID, NOW, 2), call_id="c1", name="Bash", input={}))
+    result = ToolResult(Origin(SID, NOW, 3), call_id="c1", output="a\nb")
+    session.apply(result)
+    later = Line(9, 500, b"{}")
+    keep_position(session, result, str(tmp_path / "x.jsonl"), later, document=False)
+    assert session.calls["c1"].output_at is None
+    keep_position(session, result, str(tmp_path / "x.jsonl"), Line(3, 100, b"{}"), False)
+    assert session.calls["c1"].output_at is not None
