@@ -161,6 +161,7 @@ def test_standard_input_is_read_again_from_its_spool(tmp_path: Path) -> None:
         os.close(write_end)
         core = read_into_book(spool)
         assert spool.join(timeout=5)
+        spool.close()
     at = position(core, "toolu_01")
     assert at is not None and at.path == str(spool.path)
     text = read_output(at, "toolu_01", "claude-stream-json", Redactor())
