@@ -7,15 +7,17 @@ from typing import Final
 
 from blocks.figures import TOOL_EMOJI, duration, plural
 from blocks.markdown import to_mrkdwn
-from blocks.message import Message
+from blocks.message import Block, Message
 from blocks.sections import MessageBlocks
 from blocks.text import code_block, code_span, escape_mrkdwn, one_line, safe_line, truncate_escaped
+from bot.app.controls import FULL_OUTPUT, button_value
 from bot.session import Session, ToolCallState, ToolStatus
 from bot.session.thread import Narration, ToolGroup
 from bot.session.tool_calls import OPEN_STATUSES
 
 ERROR_PREVIEW: Final = 500
 RESULT_PREVIEW: Final = 160
+_ID_MAX: Final = 200  # a call id longer than this gets no Full output button (a value's room)
 
 
 # The statuses, bound once: compiled, `ToolStatus.OK` is a look-up on the class at each use.
@@ -65,6 +67,24 @@ def _add_call_blocks(blocks: MessageBlocks, call: ToolCallState, session: Sessio
     subagent, result = _subagent_note(call, session), _result_note(call)
     if subagent or result:  # `context` leaves an empty one out (fixed arguments: a direct call)
         blocks.context(subagent, result)
+    at = call.output_at
+    if session.settings.controls and at is not None and _cut(call) and len(call.id) <= _ID_MAX:
+        blocks.items.append(_full_output_button(session.session_id, call.id))
+
+
+def _cut(call: ToolCallState) -> bool:
+    """Whether the message shows less than the call's whole output."""
+    if call.status is _ERROR:
+        return call.output_size > ERROR_PREVIEW - 8  # a code block of its start
+    return call.status is _OK and (call.output_lines > 1 or call.output_size > RESULT_PREVIEW)
+
+
+def _full_output_button(session_id: str, call_id: str) -> Block:
+    """The Full output control of a call (an actions block of one button)."""
+    value = button_value(session_id, call=call_id)
+    button = {"type": "button", "text": {"type": "plain_text", "text": "Full output"},
+              "action_id": FULL_OUTPUT, "value": value}  # fmt: skip
+    return {"type": "actions", "block_id": f"full_output:{call_id}"[:255], "elements": [button]}
 
 
 def _result_note(call: ToolCallState) -> str:

@@ -23,6 +23,7 @@ from bot import events
 from bot.app.approval_threads import ApprovalThreads
 from bot.app.approvals import approvals_in
 from bot.app.controls import Control
+from bot.app.full_output import calls_in, full_output
 from bot.app.running import FollowedSessions, Receiving, app_beside, controls_for, receiving
 from bot.app.slack_app import ControlsApp
 from bot.app.stop import AgentStop
@@ -283,6 +284,7 @@ def _follower(
     session_settings = SessionSettings(
         verbosity=settings.verbosity, orphan_after_s=settings.orphan_after_s,
         idle_after_s=settings.idle_after, stop_button=stop_button,
+        controls=slack.receiving is not None,  # Full output on cut outputs
     )
     redactor = redactor_for(settings)
     options = FollowerOptions(
@@ -317,7 +319,9 @@ def _app(
     client = WebClient(token=api.token, base_url=api.base_url, timeout=10)
     shared = None if state.store.path is None else state.store.path.parent
     desk_dir = settings.state_dir or default_state_dir()  # where `slacktail approvals` asks
-    controls = controls_for(stop, approvals=approvals_in(desk_dir))
+    output = full_output(calls_in(follower.core, state.checkpoints.unarchive), client,
+                         redactor_for(settings))  # fmt: skip
+    controls = controls_for(stop, approvals=approvals_in(desk_dir), full_output=output)
     homes = [surface for surface in follower.surfaces if isinstance(surface, HomePublisher)]
     return app_beside(settings, slack.receiving, client, sessions, controls, log,
                       state_dir=shared, homes=homes)  # fmt: skip

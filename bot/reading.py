@@ -26,16 +26,19 @@ from bot import events
 from bot.checkpoints import CoreState
 from bot.formats.reader import SourceReader
 from bot.logs import EventLog
+from bot.outputs import keep_position
 from bot.progress import ProgressBar
-from bot.records import Origin, Record, Unparsed
+from bot.records import Origin, Record, ToolResult, Unparsed
 from bot.redaction import Redactor, redact_record
 from bot.replay import Replay
 from bot.retiring import Retired
 from bot.session.ends import exit_records
 from bot.sources.document import DocumentFollower
 from bot.sources.folder import FolderWatch
+from bot.sources.follow import FileFollower
 from bot.sources.lines import Line, LineOverLimit, LongLine
 from bot.sources.source import Rewritten, Rotated, Source, SourceEvent, Truncated
+from bot.sources.spool import StdinSpool
 
 
 @dataclass
@@ -77,6 +80,8 @@ class Reading:
         self._folder_scanned = False
         self._said: set[str] = set()  # those sources (a rewritten document's new reader too)
         self._exits: dict[str, dict[str, None]] = {}  # a command's source -> the sessions it wrote
+        # The file line being applied, for the positions of tool results (see ``bot.outputs``)
+        self._line: tuple[_File, Line] | None = None
 
     def add_source(self, source: Source) -> None:
         """Read one more source (a file that appeared in a followed folder)."""
@@ -104,7 +109,9 @@ class Reading:
                 if isinstance(item, Rewritten):
                     reader = self._rebuild(source.name, item)
                     continue
+                self._line = _file_line(source, item) if self.replay is None else None
                 self._take(reader, self._records(reader, item), now)
+                self._line = None
             if source.closed and source.name not in self.core.ended:
                 self.core.ended.add(source.name)
                 self.changed = True
@@ -142,10 +149,15 @@ class Reading:
             self.counts.records += 1
             if record.session_id in self.retired:
                 self.retired.bring_back(record.session_id, self.book)
-            session = self.book.apply(redact_record(record, self.redactor), now)
+            record = redact_record(record, self.redactor)
+            session = self.book.apply(record, now)
             if session is None:
                 self.counts.unparsed += type(record) is Unparsed
                 continue
+            if self._line is not None and type(record) is ToolResult:
+                source, line = self._line
+                document = isinstance(source, DocumentFollower)
+                keep_position(session, record, str(source.path), line, document)
             if session.session_id not in self.core.families:
                 self.core.families[session.session_id] = reader.family or ""
                 agent = session.info.agent or None
@@ -245,6 +257,17 @@ class Reading:
             return []
         self.log.event(events.AgentEnded(source.name, ended.code, ended.signal))
         return exit_records(sessions, ended.code, ended.signal, reader.stats.lines + 1)
+
+
+_File = FileFollower | DocumentFollower | StdinSpool  # sources read from a file (stdin: spooled)
+
+
+def _file_line(source: Source, item: object) -> tuple[_File, Line] | None:
+    """A line of a file (which can be read again), with its source. A wrapped command's
+    output is read from a pipe, not spooled: it has no positions (see ``bot.outputs``)."""
+    if isinstance(item, Line) and isinstance(source, FileFollower | DocumentFollower | StdinSpool):
+        return source, item
+    return None
 
 
 class _Ending(Protocol):

@@ -37,6 +37,11 @@ NEEDED = {
     "conversations.replies": {"channels:history", "groups:history"},
     "chat.postEphemeral": {"chat:write"},
     "conversations.members": {"channels:read", "groups:read"},
+    "views.open": set(),  # the Full output modal
+    "views.update": set(),
+    "views.publish": set(),  # the App Home
+    "assistant.threads.setStatus": {"chat:write"},  # in channel threads since 2026-03-05
+    "agents.sessions.setStatus": {"assistant:write"},  # only with --agent-sessions
 }
 
 # --- the Slack app manifest -----------------------------------------------------------------
@@ -44,9 +49,10 @@ NEEDED = {
 # models follow Slack's own typed description of a manifest (the ``Manifest`` interface of
 # @slack/web-api 8.2, dist/types/request/manifest.d.ts), for the parts slacktail uses.
 BOT_SCOPES = frozenset("""
-app_mentions:read bookmarks:read bookmarks:write calls:read calls:write channels:history
-channels:join channels:manage channels:read channels:write.invites channels:write.topic
-chat:write chat:write.customize chat:write.public commands conversations.connect:manage
+app_mentions:read assistant:write bookmarks:read bookmarks:write calls:read calls:write
+channels:history channels:join channels:manage channels:read channels:write.invites
+channels:write.topic chat:write chat:write.customize chat:write.public commands
+conversations.connect:manage
 conversations.connect:read conversations.connect:write datastore:read datastore:write dnd:read
 emoji:read files:read files:write groups:history groups:read groups:write groups:write.invites
 groups:write.topic im:history im:read im:write incoming-webhook links.embed:write links:read
@@ -80,8 +86,15 @@ class BotUser(_Part):
     always_online: bool = False
 
 
+class AppHome(_Part):
+    home_tab_enabled: bool = False
+    messages_tab_enabled: bool = False
+    messages_tab_read_only_enabled: bool = False
+
+
 class Features(_Part):
     bot_user: BotUser
+    app_home: AppHome | None = None
 
 
 class Scopes(_Part):
@@ -142,7 +155,8 @@ def test_the_manifest_asks_for_every_scope_slacktails_calls_need() -> None:
 
 def test_every_method_slacktail_calls_has_its_scopes_listed_here() -> None:
     source = (MANIFEST.parents[1] / "bot" / "delivery" / "slack_api.py").read_text()
-    called = set(re.findall(r'"((?:chat|reactions|conversations|auth)\.[A-Za-z]+)"', source))
+    methods = r'"((?:chat|reactions|conversations|auth|views|assistant|agents)\.[A-Za-z.]+)"'
+    called = set(re.findall(methods, source))
     assert called - {"auth.test"} | set(METHODS_USED) == set(NEEDED)  # auth.test needs none
 
 

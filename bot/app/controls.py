@@ -19,7 +19,11 @@ STOP: Final = "slacktail_stop"
 FULL_OUTPUT: Final = "slacktail_full_output"
 APPROVE: Final = "slacktail_approve"
 DENY: Final = "slacktail_deny"
-ACTIONS: Final = (STOP, FULL_OUTPUT, APPROVE, DENY)
+# The page turns in the Full output modal (a view's buttons need action ids of their own):
+# clicks of the Full output control too, with the page in their value.
+FULL_OUTPUT_PREVIOUS: Final = "slacktail_full_output_previous"
+FULL_OUTPUT_NEXT: Final = "slacktail_full_output_next"
+ACTIONS: Final = (STOP, FULL_OUTPUT, FULL_OUTPUT_PREVIOUS, FULL_OUTPUT_NEXT, APPROVE, DENY)
 VALUE_LIMIT: Final = 2000
 
 
@@ -34,6 +38,7 @@ class Click:
     channel: str
     message_ts: str
     trigger_id: str | None = None
+    view_id: str | None = None  # a click in a view (a modal's page turn): the view it is in
 
 
 @dataclass(frozen=True)

@@ -137,8 +137,9 @@ def _click_of(data: object) -> Click:
     fields = data["fields"]
     if not isinstance(fields, dict):
         raise ValueError("fields: not an object")
-    trigger = data.get("trigger_id")
+    trigger, view = data.get("trigger_id"), data.get("view_id")
     return Click(str(data["action_id"]), str(data["session"]),
                  {str(k): str(v) for k, v in fields.items()}, str(data["user"]),
                  str(data["channel"]), str(data["message_ts"]),
-                 None if trigger is None else str(trigger))  # fmt: skip
+                 None if trigger is None else str(trigger),
+                 None if view is None else str(view))  # fmt: skip

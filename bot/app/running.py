@@ -16,7 +16,15 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bot import events
 from bot.app.access import Access, Members
-from bot.app.controls import APPROVE, DENY, FULL_OUTPUT, STOP, Control
+from bot.app.controls import (
+    APPROVE,
+    DENY,
+    FULL_OUTPUT,
+    FULL_OUTPUT_NEXT,
+    FULL_OUTPUT_PREVIOUS,
+    STOP,
+    Control,
+)
 from bot.app.home import register_home
 from bot.app.owners import sockets_dir
 from bot.app.serving import HttpTransport, SocketModeTransport, bolt_app
@@ -63,8 +71,9 @@ def controls_for(
         controls[STOP] = stop
     if approvals is not None:
         controls[APPROVE] = controls[DENY] = approvals
-    if full_output is not None:
-        controls[FULL_OUTPUT] = full_output
+    if full_output is not None:  # the button, and the page turns in its modal
+        for action in (FULL_OUTPUT, FULL_OUTPUT_PREVIOUS, FULL_OUTPUT_NEXT):
+            controls[action] = full_output
     return controls
 
 

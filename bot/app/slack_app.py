@@ -20,24 +20,27 @@ from slack_sdk.errors import SlackApiError
 
 from bot import events
 from bot.app.access import Access
-from bot.app.controls import ACTIONS, APPROVE, DENY, STOP, Click, Control, Outcome, read_value
+from bot.app.controls import ACTIONS, STOP, Click, Control, Outcome, read_value
 from bot.app.owners import Owners
 from bot.logs import EventLog
 
 log = logging.getLogger(__name__)
 
 # What the app asks of Slack (the manifest's scopes and events are checked against these).
-METHODS_USED: Final = ("chat.postEphemeral", "chat.postMessage", "conversations.members")
-EVENTS_USED: Final = ("agent_session_stopped",)
+METHODS_USED: Final = (
+    "chat.postEphemeral", "chat.postMessage", "conversations.members", "views.open", "views.update",
+)  # fmt: skip
+EVENTS_USED: Final = ("agent_session_stopped", "app_home_opened")
 
 THREAD: Final = "thread:"  # a click's session named by its thread (Slack's Stop)
 RUNNING: Final = "running"
 FINISHED: Final = "finished"
 NOT_ALLOWED: Final = "You are not allowed to use slacktail's controls here."
 ENDED: Final = "This session has ended: there is nothing to do."
+ONLY_WHILE_RUNNING: Final = (STOP,)  # the others act on an ended session too (Full output)
 NOT_AVAILABLE: Final = "This control is not available in this slacktail."
 NOT_FOLLOWED: Final = "This session is no longer followed by any slacktail."
-DONE_WORDS: Final = {STOP: "⏹ Stop asked", APPROVE: "✅ Approved", DENY: "🚫 Denied"}
+DONE_WORDS: Final = {STOP: "⏹ Stop asked"}  # Approve / Deny show theirs on their own message
 
 
 class Sessions(Protocol):
@@ -92,8 +95,10 @@ class ControlsApp:
         if value is None:
             self._refuse(client, action_id, user, channel, "not a slacktail control's value")
             return
+        view_id = (body.get("view") or {}).get("id")  # a click in a modal: no channel of its own
+        channel = channel or value[1].get("channel", "")
         click = Click(action_id, value[0], value[1], user, channel, message_ts,
-                      body.get("trigger_id"))  # fmt: skip
+                      body.get("trigger_id"), view_id)  # fmt: skip
         self._answer(client, click, thread_ts)
 
     def _on_agent_session_stopped(self, event: dict[str, Any], client: WebClient) -> None:
@@ -134,7 +139,7 @@ class ControlsApp:
         state = self.sessions.state_of(session)
         if state is None:
             return None
-        if state == FINISHED:
+        if state == FINISHED and click.action_id in ONLY_WHILE_RUNNING:
             return Outcome(False, ENDED)
         control = self.controls.get(click.action_id)
         if control is None:
@@ -174,7 +179,7 @@ def _for_session(click: Click, session: str) -> Click:
     if session == click.session:
         return click
     return Click(click.action_id, session, click.fields, click.user, click.channel,
-                 click.message_ts, click.trigger_id)  # fmt: skip
+                 click.message_ts, click.trigger_id, click.view_id)  # fmt: skip
 
 
 def _ephemeral(client: WebClient, channel: str, user: str, text: str) -> None:

@@ -107,13 +107,14 @@ class SessionSettings:
     tools_per_group: int = 12
     idle_after_s: float = 600.0  # a running session whose log is quiet this long is idle
     stop_button: bool = False  # its root has a Stop button (``run`` with the app: bot.app)
+    controls: bool = False  # the app can receive clicks: messages show their controls
 
     def __reduce__(
         self,
-    ) -> tuple[type[SessionSettings], tuple[Verbosity, float, int, float, bool]]:
+    ) -> tuple[type[SessionSettings], tuple[Verbosity, float, int, float, bool, bool]]:
         # Pickled by its fields: compiled (mypyc), a frozen class cannot be unpickled by setattr.
         return (SessionSettings, (self.verbosity, self.orphan_after_s, self.tools_per_group,
-                                  self.idle_after_s, self.stop_button))  # fmt: skip
+                                  self.idle_after_s, self.stop_button, self.controls))  # fmt: skip
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)

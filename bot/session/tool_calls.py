@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from typing import Any, Final
@@ -38,6 +38,22 @@ OPEN_STATUSES: Final = frozenset({ToolStatus.PENDING, ToolStatus.RUNNING, ToolSt
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
+@dataclass(slots=True)
+class OutputPosition:
+    """Where a tool call's result was read, to read its whole output again (the session keeps
+    this, never the text): the source's absolute ``path``, the ``line``'s number, the byte
+    offset just after it (``end``), its ``size`` in bytes (without its newline) and a
+    ``digest`` of its bytes. A JSON document read whole (``document``) is its line 1."""
+
+    path: str
+    line: int
+    end: int
+    size: int
+    digest: str
+    document: bool = False
+
+
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 @dataclass(slots=True, init=False)
 class ToolCallState:
     """What a message shows of one tool call: never the whole output. (``__init__`` is
@@ -56,6 +72,8 @@ class ToolCallState:
     delegate: str | None = None  # the member a delegation went to
     shown: bool = False  # the call has a place in the thread (a tool group, a delegation)
     child_ids: list[str] | None = None  # a subagent's calls (most calls have none)
+    # Where its result was read, for a call whose output a message shows (set by the reading)
+    output_at: OutputPosition | None = field(default=None, init=False)
 
     def __init__(
         self,
@@ -77,6 +95,7 @@ class ToolCallState:
         self.parent, self.started_at, self.ended_at = parent, started_at, ended_at
         self.output, self.output_size, self.output_lines = output, output_size, output_lines
         self.delegate, self.shown, self.child_ids = delegate, shown, child_ids
+        self.output_at = None
 
     @property
     def children(self) -> list[str]:
