@@ -22,7 +22,7 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from bot.formats.common import as_float, as_int, remember, text_of, to_utc, todos_of
+from bot.formats.common import remember, text_of, to_utc, todos_of
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
 from bot.records import (
@@ -40,6 +40,7 @@ from bot.records import (
     ToolResult,
     UserText,
 )
+from bot.values import as_float, as_int, text_or_none
 
 FAMILY = "backend"
 AGENT = "Claude Code (backend)"
@@ -134,8 +135,8 @@ class Parser(LineParser):
         return SessionStarted(
             origin,
             agent=AGENT,
-            model=_str(meta.get("model")),
-            cwd=_str(meta.get("working_directory")),
+            model=text_or_none(meta.get("model")),
+            cwd=text_or_none(meta.get("working_directory")),
             tools=tuple([str(t) for t in tools]) if isinstance(tools, list) else (),
         )
 
@@ -243,7 +244,7 @@ def _result(meta: dict[str, Any], text: str, origin: Origin) -> SessionResult:
     return SessionResult(
         origin,
         status=ResultStatus.FAILED if failed else ResultStatus.SUCCEEDED,
-        subtype=_str(meta.get("subtype")),
+        subtype=text_or_none(meta.get("subtype")),
         text=text or None,
         error=(text or None) if failed else None,
         duration_ms=as_int(meta.get("duration_ms")),
@@ -251,10 +252,6 @@ def _result(meta: dict[str, Any], text: str, origin: Origin) -> SessionResult:
         num_turns=as_int(meta.get("num_turns")),
         cost_usd=as_float(meta.get("total_cost_usd")),
     )
-
-
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 def _blank(text: str) -> bool:

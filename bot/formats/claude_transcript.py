@@ -60,7 +60,7 @@ from bot.formats.claude_user_text import (
     person_text,
     subagent_prompt,
 )
-from bot.formats.common import as_int, loads_maybe, remember, text_of, to_utc, todos_of
+from bot.formats.common import loads_maybe, remember, text_of, to_utc, todos_of
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
 from bot.records import (
@@ -79,6 +79,7 @@ from bot.records import (
     TurnEnded,
     UserText,
 )
+from bot.values import as_int
 
 FAMILY = "claude-transcript"
 AGENT = "Claude Code"

@@ -24,7 +24,8 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from bot.formats.common import as_int, remember, text_of
+from bot.formats.common import remember, text_of
+from bot.values import as_int
 
 MAX_LINES = 50_000  # sidechain line uuid -> call
 MAX_AGENTS = 4_096  # agent id -> call

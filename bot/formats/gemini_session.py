@@ -45,7 +45,7 @@ from typing import Any, Final
 from mypy_extensions import mypyc_attr
 
 from bot.formats.common import remember, text_of, to_utc
-from bot.formats.gemini_tools import PENDING, call_records, call_result, text_or_none
+from bot.formats.gemini_tools import PENDING, call_records, call_result
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
 from bot.records import (
@@ -60,6 +60,7 @@ from bot.records import (
     TurnEnded,
     UserText,
 )
+from bot.values import text_or_none
 
 FAMILY = "gemini-session"
 AGENT = "Gemini CLI"

@@ -21,11 +21,11 @@ from typing import Any, TypeVar
 
 import orjson
 
-from bot.formats.common import TOO_DEEP
 from bot.records import Record
 from bot.redaction.redactor import MIN_LENGTH, Redactor
 from bot.session.thread import NOTICE_CAP, RESULT_TEXT_CAP, TEXT_CAP, USER_TEXT_CAP
 from bot.session.tool_calls import ANSWER_LIMIT, PREVIEW_LIMIT
+from bot.values import TOO_DEEP
 
 # Longer than any part of a string a session keeps, with room for leading whitespace that a
 # session strips before it cuts.
