@@ -9,7 +9,8 @@ import importlib.util
 from pathlib import Path
 
 CORE_MODULES = ("bot.records", "bot.formats.reader", "bot.session.state", "blocks.thread")
-_PACKAGES = ("bot.records", "bot.values", "bot.formats", "bot.session", "blocks")  # setup.py's CORE
+# setup.py's CORE
+_PACKAGES = ("bot.records", "bot.values", "bot.lenient", "bot.formats", "bot.session", "blocks")
 _COMPILED = tuple(importlib.machinery.EXTENSION_SUFFIXES)
 
 

@@ -32,8 +32,8 @@ from bot.records import (
     ToolResult,
     UserText,
 )
-from bot.sources.files import read_records, split_lines
-from tests.conftest import FIXTURES, corpus_file
+from bot.sources.files import split_lines
+from tests.conftest import FIXTURES, corpus_file, read_records
 
 R = TypeVar("R", bound=Record)
 

@@ -30,8 +30,7 @@ from bot.records import (
     ToolResult,
     UserText,
 )
-from bot.sources.files import read_records
-from tests.conftest import FIXTURES, corpus_file
+from tests.conftest import FIXTURES, corpus_file, read_records
 
 FAMILY_DIR = "claude-stream-json"
 CORPUS_FILES = (

@@ -26,8 +26,7 @@ from bot.records import (
     ToolResult,
     UserText,
 )
-from bot.sources.files import read_records
-from tests.conftest import FIXTURES, corpus_file
+from tests.conftest import FIXTURES, corpus_file, read_records
 
 AMP_DIR = "amp-stream-json"
 AMP = "empathic__toolpath__stream.jsonl"

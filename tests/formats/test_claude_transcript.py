@@ -33,8 +33,8 @@ from bot.records import (
     UserText,
 )
 from bot.session.thread import NoticeItem, ToolGroup, UserTurn
-from bot.sources.files import read_bytes, read_records, split_lines
-from tests.conftest import CORPUS, FIXTURES, corpus_file
+from bot.sources.files import read_bytes, split_lines
+from tests.conftest import CORPUS, FIXTURES, corpus_file, read_records
 
 DIR = "claude-transcript"
 FAMILY = claude_transcript.FAMILY

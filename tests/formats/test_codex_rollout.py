@@ -35,8 +35,8 @@ from bot.records import (
 )
 from bot.session import Session, SessionStatus
 from bot.session.thread import ToolGroup, UserTurn
-from bot.sources.files import read_bytes, read_records, split_lines
-from tests.conftest import CORPUS, FIXTURES, corpus_file
+from bot.sources.files import read_bytes, split_lines
+from tests.conftest import CORPUS, FIXTURES, corpus_file, read_records
 
 DIR = "codex-rollout"
 FAMILY = codex_rollout.FAMILY

@@ -29,8 +29,7 @@ from bot.records import (
     UserText,
 )
 from bot.session import SessionSettings, Verbosity
-from bot.sources.files import read_records
-from tests.conftest import corpus_file
+from tests.conftest import corpus_file, read_records
 
 FAMILY_DIR = "cursor-stream-json"
 FULL = "reifying__cursor-hack__full_session.jsonl"

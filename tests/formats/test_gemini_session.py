@@ -34,8 +34,8 @@ from bot.records import (
     UserText,
 )
 from bot.session import Session
-from bot.sources.files import read_records, split_lines
-from tests.conftest import corpus_file
+from bot.sources.files import split_lines
+from tests.conftest import corpus_file, read_records
 
 FAMILY_DIR = "gemini"
 DOCUMENTS = (

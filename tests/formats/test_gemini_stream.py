@@ -32,8 +32,7 @@ from bot.records import (
 )
 from bot.session import Session
 from bot.session.thread import TextBatch
-from bot.sources.files import read_records
-from tests.conftest import FIXTURES, corpus_file
+from tests.conftest import FIXTURES, corpus_file, read_records
 
 FAMILY_DIR = "gemini"
 STREAM_FILES = (

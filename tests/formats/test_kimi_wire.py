@@ -28,8 +28,7 @@ from bot.records import (
     UserText,
 )
 from bot.session import Session
-from bot.sources.files import read_records
-from tests.conftest import FIXTURES, corpus_file
+from tests.conftest import FIXTURES, corpus_file, read_records
 
 FAMILY_DIR = "kimi"
 SAMPLE = "codemie-ai__codemie-code__sample-wire.jsonl"

@@ -30,8 +30,7 @@ from bot.records import (
     ToolResult,
     TurnEnded,
 )
-from bot.sources.files import read_records
-from tests.conftest import corpus_file
+from tests.conftest import corpus_file, read_records
 
 FAMILY_DIR = "opencode"
 RUN_JSON = "banteg__takopi__opencode_run_json.jsonl"

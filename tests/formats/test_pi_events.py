@@ -26,8 +26,7 @@ from bot.records import (
     ToolResult,
     UserText,
 )
-from bot.sources.files import read_records
-from tests.conftest import corpus_file
+from tests.conftest import corpus_file, read_records
 
 FAMILY_DIR = "pi"
 PRINT_MODE = "banteg__takopi__pi_print_mode_events.jsonl"

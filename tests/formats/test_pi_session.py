@@ -29,8 +29,7 @@ from bot.records import (
     UserText,
 )
 from bot.session import Session, SessionStatus
-from bot.sources.files import read_records
-from tests.conftest import FIXTURES, corpus_file
+from tests.conftest import FIXTURES, corpus_file, read_records
 
 FAMILY_DIR = "pi"
 LARGE = "badlogic__pi-mono__large-session.jsonl"
