@@ -28,6 +28,11 @@ def dict_or_empty(value: object) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def blank(text: str) -> bool:
+    """Empty or only whitespace (without copying a long text as ``strip`` would)."""
+    return not text or text.isspace()
+
+
 def as_int(value: object) -> int | None:
     if isinstance(value, bool):
         return None

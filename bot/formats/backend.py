@@ -40,7 +40,7 @@ from bot.records import (
     ToolResult,
     UserText,
 )
-from bot.values import as_float, as_int, text_or_none
+from bot.values import as_float, as_int, blank, text_or_none
 
 FAMILY = "backend"
 AGENT = "Claude Code (backend)"
@@ -170,7 +170,7 @@ def _user(
     meta: dict[str, Any], text: str, origin: Origin, stamp: object, out: list[Record]
 ) -> None:
     before = len(out)
-    if not _blank(text) and not _is_results_placeholder(text):
+    if not blank(text) and not _is_results_placeholder(text):
         out.append(UserText(origin, text=text))
     results = meta.get("tool_results")
     if isinstance(results, list):
@@ -205,7 +205,7 @@ def _assistant(
     thinking = _thinking(meta)
     if thinking:
         out.append(Thinking(origin, text=thinking))
-    if not _blank(text) and text != _ASSISTANT_PLACEHOLDER:
+    if not blank(text) and text != _ASSISTANT_PLACEHOLDER:
         out.append(AssistantText(origin, text=text))
     uses = meta.get("tool_uses")
     if isinstance(uses, list):
@@ -218,7 +218,7 @@ def _assistant(
 
 def _thinking(meta: dict[str, Any]) -> str:
     text = meta.get("thinking_content")
-    if isinstance(text, str) and not _blank(text):
+    if isinstance(text, str) and not blank(text):
         return text
     blocks = meta.get("thinking_blocks")
     if not isinstance(blocks, list):
@@ -252,11 +252,6 @@ def _result(meta: dict[str, Any], text: str, origin: Origin) -> SessionResult:
         num_turns=as_int(meta.get("num_turns")),
         cost_usd=as_float(meta.get("total_cost_usd")),
     )
-
-
-def _blank(text: str) -> bool:
-    """Empty or only whitespace (without copying a long text as ``strip`` would)."""
-    return not text or text.isspace()
 
 
 FORMAT: Final[LogFormat] = LogFormat(
