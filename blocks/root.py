@@ -20,7 +20,7 @@ from blocks.figures import (
 from blocks.message import Message
 from blocks.sections import MessageBlocks
 from blocks.text import code_span, plain_text, safe_line
-from bot.records import SessionResult
+from bot.result_records import SessionResult
 from bot.session import Session, ToolStatus
 
 PROMPT_LINES: Final = 2

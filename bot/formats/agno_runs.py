@@ -27,7 +27,8 @@ from typing import Any, Final, Protocol
 from mypy_extensions import mypyc_attr
 
 from bot.formats.common import V, remember, text_of, to_utc
-from bot.records import Origin, Record, ResultStatus, SessionResult, UserText
+from bot.records import Origin, Record, UserText
+from bot.result_records import ResultStatus, SessionResult
 from bot.values import as_float, as_int, text_or_empty
 
 ALL_MEMBERS = "all members"

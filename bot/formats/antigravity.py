@@ -47,9 +47,9 @@ from bot.records import (
     Thinking,
     ToolCall,
     ToolResult,
-    TurnEnded,
     UserText,
 )
+from bot.result_records import TurnEnded
 from bot.values import json_text, text_or_empty
 
 FAMILY = "antigravity-transcript"

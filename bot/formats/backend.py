@@ -31,8 +31,6 @@ from bot.records import (
     Notice,
     Origin,
     Record,
-    ResultStatus,
-    SessionResult,
     SessionStarted,
     Thinking,
     TodoUpdate,
@@ -40,6 +38,7 @@ from bot.records import (
     ToolResult,
     UserText,
 )
+from bot.result_records import ResultStatus, SessionResult
 from bot.values import as_float, as_int, blank, text_or_none
 
 FAMILY = "backend"

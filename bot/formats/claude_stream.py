@@ -26,8 +26,6 @@ from bot.records import (
     AssistantText,
     Origin,
     Record,
-    ResultStatus,
-    SessionResult,
     SessionStarted,
     Thinking,
     TodoUpdate,
@@ -35,6 +33,7 @@ from bot.records import (
     ToolResult,
     UserText,
 )
+from bot.result_records import ResultStatus, SessionResult
 from bot.values import as_float, as_int, clip, dict_or_empty, text_or_none
 
 FAMILY = "claude-stream-json"

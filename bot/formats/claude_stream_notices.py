@@ -10,7 +10,8 @@ from typing import Any, Final
 
 import orjson
 
-from bot.records import Compaction, Ignored, Notice, Origin, PermissionDenial, Record
+from bot.records import Compaction, Ignored, Notice, Origin, Record
+from bot.result_records import PermissionDenial
 from bot.values import as_int, clip, dict_or_empty, text_or_none
 
 # System subtypes and top-level types a channel reader never wants: ticks and plumbing.

@@ -21,7 +21,8 @@ from bot.formats.claude_transcript_links import (
     slash_command,
     system_text,
 )
-from bot.records import Compaction, Ignored, Notice, Origin, Record, ToolResult, TurnEnded
+from bot.records import Compaction, Ignored, Notice, Origin, Record, ToolResult
+from bot.result_records import TurnEnded
 from bot.values import as_int
 
 Out = list[Record]

@@ -40,16 +40,8 @@ from bot.formats.codex_exec_legacy import (
 from bot.formats.common import remember
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
-from bot.records import (
-    AssistantText,
-    Ignored,
-    Notice,
-    Origin,
-    Record,
-    ResultStatus,
-    SessionResult,
-    SessionStarted,
-)
+from bot.records import AssistantText, Ignored, Notice, Origin, Record, SessionStarted
+from bot.result_records import ResultStatus, SessionResult
 from bot.values import clip, json_text
 
 FAMILY = "codex-exec-json"

@@ -39,8 +39,6 @@ from bot.records import (
     Notice,
     Origin,
     Record,
-    ResultStatus,
-    SessionResult,
     SessionStarted,
     Thinking,
     Todo,
@@ -49,6 +47,7 @@ from bot.records import (
     ToolResult,
     UserText,
 )
+from bot.result_records import ResultStatus, SessionResult
 from bot.values import as_int, clip, dict_or_empty, json_text, text_or_empty, text_or_none
 
 Event = dict[str, Any]

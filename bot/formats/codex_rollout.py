@@ -58,8 +58,8 @@ from bot.records import (
     Record,
     SessionStarted,
     SubagentLink,
-    TurnEnded,
 )
+from bot.result_records import TurnEnded
 from bot.values import as_int, text_or_empty
 
 FAMILY = "codex-rollout"

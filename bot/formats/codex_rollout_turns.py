@@ -8,7 +8,8 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from bot.records import Origin, ResultStatus, SessionResult
+from bot.records import Origin
+from bot.result_records import ResultStatus, SessionResult
 from bot.values import as_int, text_or_empty
 
 _USAGE_KEYS: Final = ("input_tokens", "cached_input_tokens", "output_tokens",

@@ -26,16 +26,8 @@ from bot.formats.claude_stream_notices import ignored, notice, summary
 from bot.formats.common import remember, text_of, to_utc
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
-from bot.records import (
-    AssistantText,
-    Origin,
-    Record,
-    ResultStatus,
-    SessionResult,
-    SessionStarted,
-    Thinking,
-    UserText,
-)
+from bot.records import AssistantText, Origin, Record, SessionStarted, Thinking, UserText
+from bot.result_records import ResultStatus, SessionResult
 from bot.values import as_int, clip, text_or_none
 
 FAMILY: Final = "cursor-stream-json"

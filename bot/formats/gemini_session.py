@@ -57,9 +57,9 @@ from bot.records import (
     SessionStarted,
     SubagentLink,
     Thinking,
-    TurnEnded,
     UserText,
 )
+from bot.result_records import TurnEnded
 from bot.values import text_or_none
 
 FAMILY = "gemini-session"

@@ -39,12 +39,11 @@ from bot.records import (
     Notice,
     Origin,
     Record,
-    ResultStatus,
-    SessionResult,
     SessionStarted,
     ToolResult,
     UserText,
 )
+from bot.result_records import ResultStatus, SessionResult
 from bot.values import as_int, clip, json_text, text_or_none
 
 FAMILY = "gemini-stream-json"

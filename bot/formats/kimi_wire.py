@@ -50,9 +50,9 @@ from bot.records import (
     Thinking,
     ToolCall,
     ToolResult,
-    TurnEnded,
     UserText,
 )
+from bot.result_records import TurnEnded
 from bot.values import as_int, text_or_none
 
 FAMILY = "kimi-wire"

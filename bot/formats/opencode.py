@@ -44,10 +44,7 @@ from bot.records import (
     Ignored,
     Notice,
     Origin,
-    PermissionDenial,
     Record,
-    ResultStatus,
-    SessionResult,
     SessionStarted,
     SubagentLink,
     Thinking,
@@ -55,6 +52,7 @@ from bot.records import (
     ToolCall,
     ToolResult,
 )
+from bot.result_records import PermissionDenial, ResultStatus, SessionResult
 from bot.values import as_float, as_int, clip, dict_or_empty, json_text, text_or_none
 
 FAMILY = "opencode-json"

@@ -22,13 +22,12 @@ from bot.records import (
     Notice,
     Origin,
     Record,
-    ResultStatus,
-    SessionResult,
     Thinking,
     ToolCall,
     ToolResult,
     UserText,
 )
+from bot.result_records import ResultStatus, SessionResult
 from bot.values import as_float, as_int, clip
 
 AGENT = "pi"

@@ -42,16 +42,8 @@ from bot.formats.pi_messages import (
     model_of,
     stop_text,
 )
-from bot.records import (
-    Compaction,
-    Ignored,
-    Notice,
-    Origin,
-    Record,
-    SessionStarted,
-    ToolCall,
-    TurnEnded,
-)
+from bot.records import Compaction, Ignored, Notice, Origin, Record, SessionStarted, ToolCall
+from bot.result_records import TurnEnded
 from bot.values import as_int, clip, text_or_none
 
 FAMILY = "pi-session"

@@ -16,14 +16,10 @@ from blocks.text import code_span, escape_mrkdwn, one_line, safe_line
 from blocks.thread import thread_messages
 from blocks.tools import RESULT_PREVIEW, call_line, result_note, subagent_note
 from bot.records import (
-    AgentExited,
     AssistantText,
     Delegation,
     Notice,
     Origin,
-    PermissionDenial,
-    ResultStatus,
-    SessionResult,
     SessionStarted,
     Todo,
     TodoUpdate,
@@ -31,6 +27,7 @@ from bot.records import (
     ToolResult,
     UserText,
 )
+from bot.result_records import AgentExited, PermissionDenial, ResultStatus, SessionResult
 from bot.session import Session, ToolCallState, ToolStatus
 from bot.session.tool_calls import OPEN_STATUSES
 from tests.blocks.test_fast_paths import spaced_text

@@ -20,14 +20,13 @@ from bot.records import (
     Ignored,
     Notice,
     Record,
-    SessionResult,
     SessionStarted,
     Thinking,
     ToolCall,
     ToolResult,
-    TurnEnded,
     UserText,
 )
+from bot.result_records import SessionResult, TurnEnded
 from bot.session import Session, SessionStatus
 from tests.conftest import FIXTURES, corpus_file, read_records
 

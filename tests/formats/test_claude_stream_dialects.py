@@ -18,14 +18,13 @@ from bot.records import (
     AssistantText,
     Notice,
     Record,
-    ResultStatus,
-    SessionResult,
     SessionStarted,
     Thinking,
     ToolCall,
     ToolResult,
     UserText,
 )
+from bot.result_records import ResultStatus, SessionResult
 from tests.conftest import FIXTURES, corpus_file, read_records
 
 AMP_DIR = "amp-stream-json"

@@ -29,9 +29,9 @@ from bot.records import (
     TodoUpdate,
     ToolCall,
     ToolResult,
-    TurnEnded,
     UserText,
 )
+from bot.result_records import TurnEnded
 from bot.session.thread import NoticeItem, ToolGroup, UserTurn
 from bot.sources.files import read_bytes, split_lines
 from tests.conftest import CORPUS, FIXTURES, corpus_file, read_records

@@ -23,8 +23,6 @@ from bot.records import (
     Ignored,
     Notice,
     Record,
-    ResultStatus,
-    SessionResult,
     SessionStarted,
     SubagentLink,
     Thinking,
@@ -33,6 +31,7 @@ from bot.records import (
     ToolResult,
     UserText,
 )
+from bot.result_records import ResultStatus, SessionResult
 from bot.sources.files import split_lines
 from tests.conftest import corpus_file, corpus_files, read_records
 

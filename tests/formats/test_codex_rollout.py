@@ -21,8 +21,6 @@ from bot.records import (
     Ignored,
     Notice,
     Record,
-    ResultStatus,
-    SessionResult,
     SessionStarted,
     SubagentLink,
     Thinking,
@@ -30,9 +28,9 @@ from bot.records import (
     TodoUpdate,
     ToolCall,
     ToolResult,
-    TurnEnded,
     UserText,
 )
+from bot.result_records import ResultStatus, SessionResult, TurnEnded
 from bot.session import Session, SessionStatus
 from bot.session.thread import ToolGroup, UserTurn
 from bot.sources.files import read_bytes, split_lines

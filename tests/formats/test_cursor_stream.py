@@ -18,8 +18,6 @@ from bot.records import (
     Ignored,
     Notice,
     Record,
-    ResultStatus,
-    SessionResult,
     SessionStarted,
     SubagentLink,
     Thinking,
@@ -28,6 +26,7 @@ from bot.records import (
     ToolResult,
     UserText,
 )
+from bot.result_records import ResultStatus, SessionResult
 from bot.session import SessionSettings, Verbosity
 from tests.conftest import corpus_file, read_records
 

@@ -20,14 +20,13 @@ from bot.records import (
     Notice,
     Origin,
     Record,
-    ResultStatus,
-    SessionResult,
     SessionStarted,
     Thinking,
     ToolCall,
     ToolResult,
     UserText,
 )
+from bot.result_records import ResultStatus, SessionResult
 from bot.sources.files import split_lines
 from tests.conftest import FIXTURES, corpus_file, read_records
 

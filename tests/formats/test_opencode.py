@@ -17,10 +17,7 @@ from bot.records import (
     Delegation,
     Ignored,
     Notice,
-    PermissionDenial,
     Record,
-    ResultStatus,
-    SessionResult,
     SessionStarted,
     SubagentLink,
     Thinking,
@@ -28,8 +25,8 @@ from bot.records import (
     TodoUpdate,
     ToolCall,
     ToolResult,
-    TurnEnded,
 )
+from bot.result_records import PermissionDenial, ResultStatus, SessionResult, TurnEnded
 from tests.conftest import corpus_file, read_records
 
 FAMILY_DIR = "opencode"

@@ -18,14 +18,13 @@ from bot.records import (
     Ignored,
     Notice,
     Record,
-    ResultStatus,
-    SessionResult,
     SessionStarted,
     Thinking,
     ToolCall,
     ToolResult,
     UserText,
 )
+from bot.result_records import ResultStatus, SessionResult
 from tests.conftest import corpus_file, read_records
 
 FAMILY_DIR = "pi"

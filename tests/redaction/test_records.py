@@ -11,7 +11,6 @@ from blocks.thread import thread_messages
 from bot.records import (
     AssistantText,
     Origin,
-    SessionResult,
     SessionStarted,
     Todo,
     TodoUpdate,
@@ -20,6 +19,7 @@ from bot.records import (
 )
 from bot.redaction import Redactor, bounded_redact, redact_record, redact_value
 from bot.redaction.records import HEAD_LIMIT, TAIL_MARGIN
+from bot.result_records import SessionResult
 from bot.session import SessionBook
 from bot.session.thread import NOTICE_CAP, RESULT_TEXT_CAP, TEXT_CAP, USER_TEXT_CAP
 from bot.session.tool_calls import ANSWER_LIMIT, PREVIEW_LIMIT
