@@ -81,6 +81,17 @@ def _sources() -> list[Path]:
     return sorted(path for package in PACKAGES for path in (ROOT / package).rglob("*.py"))
 
 
+def _judged(
+    module: str, source: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> list[str]:
+    """What ``against_the_direction`` says of ``source`` written as ``module`` of a tree."""
+    path = tmp_path / module
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(source, encoding="utf-8")
+    monkeypatch.setattr(f"{__name__}.ROOT", tmp_path)
+    return against_the_direction(path)
+
+
 def test_no_module_imports_against_the_pipeline() -> None:
     wrong = [entry for path in _sources() for entry in against_the_direction(path)]
     assert wrong == []
@@ -100,11 +111,7 @@ def test_no_module_imports_against_the_pipeline() -> None:
 def test_an_import_against_the_pipeline_is_found(
     module: str, source: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = tmp_path / module
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(source, encoding="utf-8")
-    monkeypatch.setattr(f"{__name__}.ROOT", tmp_path)
-    assert len(against_the_direction(path)) == 1
+    assert len(_judged(module, source, tmp_path, monkeypatch)) == 1
 
 
 @pytest.mark.parametrize(
@@ -119,8 +126,4 @@ def test_an_import_against_the_pipeline_is_found(
 def test_an_import_along_the_pipeline_is_allowed(
     module: str, source: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = tmp_path / module
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(source, encoding="utf-8")
-    monkeypatch.setattr(f"{__name__}.ROOT", tmp_path)
-    assert against_the_direction(path) == []
+    assert _judged(module, source, tmp_path, monkeypatch) == []
