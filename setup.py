@@ -20,7 +20,10 @@ from setuptools.errors import BaseError, CCompilerError
 
 ROOT = Path(__file__).resolve().parent
 # What mypyc compiles (bot/build.py names the same packages to tell a stale build).
-CORE = ["bot/records.py", "bot/formats", "bot/session", "blocks"]
+CORE = [
+    "bot/records.py", "bot/result_records.py", "bot/values.py", "bot/lenient.py",
+    "bot/formats", "bot/session", "blocks",
+]  # fmt: skip
 
 
 def core_sources() -> list[str]:

@@ -6,7 +6,7 @@ import math
 from datetime import UTC, datetime
 from typing import Final
 
-from bot.records import AgentExited
+from bot.result_records import AgentExited
 from bot.session import SessionStatus, ToolStatus
 
 TOOL_EMOJI: Final = {

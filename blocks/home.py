@@ -9,26 +9,25 @@ from typing import Any, Final
 from blocks.figures import SESSION_EMOJI, SESSION_WORD, plural, slack_date
 from blocks.message import Block
 from blocks.sections import context, header, section
-from blocks.status import doing_now
+from blocks.status import SessionSurface
 from blocks.text import escape_mrkdwn, safe_line
-from bot.session import Session
 
 HOME_SESSIONS: Final = 45  # two blocks each: with the header and the count, under Slack's 100
 TITLE_LIMIT: Final = 120
 DOING_LIMIT: Final = 150
 
 
-def home_view(sessions: Sequence[Session], links: Mapping[str, str], *,
+def home_view(sessions: Sequence[SessionSurface], links: Mapping[str, str], *,
               more: int = 0) -> dict[str, Any]:  # fmt: skip
     """The Home tab's view: ``sessions`` newest first (at most ``HOME_SESSIONS`` of them),
     ``links`` the thread of each session posted (by session id), ``more`` sessions followed
     besides ``sessions``."""
-    newest = sorted(sessions, key=_last_activity, reverse=True)
+    newest = sorted(sessions, key=lambda shown: shown.activity, reverse=True)
     shown = newest[:HOME_SESSIONS]
     hidden = len(newest) - len(shown) + more
     running = 0
     for session in newest:
-        if doing_now(session):
+        if session.doing:
             running += 1
     total = len(newest) + more
     blocks: list[Block] = [header("Sessions slacktail follows")]
@@ -43,30 +42,19 @@ def home_view(sessions: Sequence[Session], links: Mapping[str, str], *,
     return {"type": "home", "blocks": blocks}
 
 
-def _last_activity(session: Session) -> float:
-    """A sort key: the time of the session's newest record (0: none yet)."""
-    last = session.last_at or session.last_seen
-    return 0.0 if last is None else last.timestamp()
-
-
-def _headline(session: Session, link: str | None) -> str:
-    info = session.info
-    title = info.title or info.prompt or session.session_id
+def _headline(session: SessionSurface, link: str | None) -> str:
+    title = session.title or session.session_id
     shown = safe_line(title, TITLE_LIMIT) or escape_mrkdwn(session.session_id)
     named = f"<{link}|{shown.replace('|', '¦')}>" if link else shown
     word = SESSION_WORD[session.status]
     return f"{SESSION_EMOJI[session.status]} *{named}*\n{word}"
 
 
-def _details(session: Session) -> str:
-    info = session.info
-    parts = [safe_line(info.agent, 60)] if info.agent else []
-    doing = doing_now(session)
-    if doing:
-        parts.append(safe_line(doing, DOING_LIMIT))
-    calls = len(session.calls)
-    parts.append(plural(calls, "tool call"))
-    last = session.last_at or session.last_seen
-    if last is not None:
-        parts.append(f"last activity {slack_date(last)}")
+def _details(session: SessionSurface) -> str:
+    parts = [safe_line(session.agent, 60)] if session.agent else []
+    if session.doing:
+        parts.append(safe_line(session.doing, DOING_LIMIT))
+    parts.append(plural(session.calls, "tool call"))
+    if session.last is not None:
+        parts.append(f"last activity {slack_date(session.last)}")
     return " · ".join(parts)

@@ -7,7 +7,7 @@ from blocks.markdown import to_mrkdwn
 from blocks.message import Message
 from blocks.sections import MessageBlocks
 from blocks.text import code_block, safe_line, truncate_escaped
-from bot.records import ResultStatus, SessionResult
+from bot.result_records import ResultStatus, SessionResult
 from bot.session.thread import ResultItem
 
 ANSWER_LIMIT = 3000

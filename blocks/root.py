@@ -21,7 +21,7 @@ from blocks.message import Block, Message
 from blocks.sections import MessageBlocks
 from blocks.text import code_span, plain_text, safe_line
 from bot.app.controls import STOP, button_value
-from bot.records import SessionResult
+from bot.result_records import SessionResult
 from bot.session import Session, SessionStatus, ToolStatus
 
 _ENDED: Final = (SessionStatus.SUCCEEDED, SessionStatus.FAILED, SessionStatus.STOPPED)
@@ -39,7 +39,7 @@ PROMPT_LINE: Final = 150  # characters of a prompt's line the root shows
 def root_message(session: Session, now: datetime | None = None) -> Message:
     info = session.info
     agent = info.agent or "Agent"
-    title = info.title or _place(info.cwd) or f"session {_short_id(session.session_id)}"
+    title = info.title or place(info.cwd) or f"session {_short_id(session.session_id)}"
     blocks = MessageBlocks()
     blocks.header(plain_text(f"🤖 {agent}: {title}", 150))
     if info.prompt:
@@ -81,7 +81,7 @@ def _short_id(session_id: str) -> str:
     return session_id[:8]
 
 
-def _place(cwd: str | None) -> str | None:
+def place(cwd: str | None) -> str | None:
     """``in project`` from a working directory's last part."""
     if not cwd:
         return None
@@ -135,7 +135,7 @@ def status_line(session: Session, now: datetime | None = None) -> str:
     ended = session.exit
     if ended is not None and notable_exit(ended):  # ``exited with code 3``, ``Ctrl-C``
         parts.append(exit_words(ended))
-    parts.append(_tool_counts(session))
+    parts.append(tool_counts(session))
     if (seconds := elapsed_s(session, now)) is not None:
         live = now is not None and session.live(now)
         parts.append(_minutes(seconds) if live else duration(seconds))
@@ -191,7 +191,7 @@ _ERROR: Final = ToolStatus.ERROR
 _INTERRUPTED: Final = ToolStatus.INTERRUPTED
 
 
-def _tool_counts(session: Session) -> str:
+def tool_counts(session: Session) -> str:
     """``12 tool calls (2 running, 1 failed)``: the calls that are not OK (most are) counted by
     status, in the order running, pending, failed, interrupted, orphaned. (Counted in locals
     with `is`: cheaper than a dict keyed by status, or `Session.call_counts`.)"""

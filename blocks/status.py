@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Final
 
 from blocks.text import one_line
@@ -17,6 +19,36 @@ _AGENT_STATES: Final = {
     SessionStatus.IDLE: "processing",  # quiet in the middle of a turn: the agent still runs
     SessionStatus.WAITING: "active",  # its turn ended: it waits for the person
 }
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSurface:
+    """What the surfaces beside a thread (the line under it, its agent session, the App Home)
+    show of a session, made from it when the follower renders it: delivery reads this, never
+    the session itself."""
+
+    session_id: str
+    status: SessionStatus
+    doing: str  # the line under its thread ("": none)
+    agent_state: str  # processing | active | closed
+    title: str | None  # its title, else its first prompt
+    agent: str
+    calls: int  # tool calls so far
+    last: datetime | None  # its newest record's time
+
+    @property
+    def activity(self) -> float:
+        """A sort key: the time of the newest record (0: none yet)."""
+        return 0.0 if self.last is None else self.last.timestamp()
+
+
+def surface_of(session: Session) -> SessionSurface:
+    info = session.info
+    return SessionSurface(
+        session.session_id, session.status, doing_now(session), agent_state(session),
+        info.title or info.prompt or None, info.agent, len(session.calls),
+        session.last_at or session.last_seen,
+    )  # fmt: skip
 
 
 def doing_now(session: Session) -> str:

@@ -10,7 +10,7 @@ import re
 import unicodedata
 from typing import Final
 
-from bot.formats.common import one_clean_line
+from bot.values import one_clean_line
 
 ELLIPSIS: Final = "…"
 GRAVE: Final = "ˋ"  # U+02CB MODIFIER LETTER GRAVE ACCENT: looks like a backtick, is not one

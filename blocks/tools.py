@@ -64,7 +64,7 @@ def _add_call_blocks(blocks: MessageBlocks, call: ToolCallState, session: Sessio
     if call.status is _ERROR and call.output.strip():
         text += "\n" + code_block(call.output, ERROR_PREVIEW)
     blocks.section(text)
-    subagent, result = _subagent_note(call, session), _result_note(call)
+    subagent, result = subagent_note(call, session), result_note(call)
     if subagent or result:  # `context` leaves an empty one out (fixed arguments: a direct call)
         blocks.context(subagent, result)
     at = call.output_at
@@ -87,7 +87,7 @@ def _full_output_button(session_id: str, call_id: str) -> Block:
     return {"type": "actions", "block_id": f"full_output:{call_id}"[:255], "elements": [button]}
 
 
-def _result_note(call: ToolCallState) -> str:
+def result_note(call: ToolCallState) -> str:
     if call.status is not _OK or not call.output_size:
         return ""
     first = escape_mrkdwn(one_line(call.output, RESULT_PREVIEW))
@@ -97,7 +97,7 @@ def _result_note(call: ToolCallState) -> str:
     return f"→ {first}"
 
 
-def _subagent_note(call: ToolCallState, session: Session) -> str:
+def subagent_note(call: ToolCallState, session: Session) -> str:
     if not call.children:
         return ""
     children: list[ToolCallState] = []

@@ -9,7 +9,10 @@ import importlib.util
 from pathlib import Path
 
 CORE_MODULES = ("bot.records", "bot.formats.reader", "bot.session.state", "blocks.thread")
-_PACKAGES = ("bot.records", "bot.formats", "bot.session", "blocks")  # setup.py's CORE
+_PACKAGES = (  # setup.py's CORE
+    "bot.records", "bot.result_records", "bot.values", "bot.lenient",
+    "bot.formats", "bot.session", "blocks",
+)  # fmt: skip
 _COMPILED = tuple(importlib.machinery.EXTENSION_SUFFIXES)
 
 

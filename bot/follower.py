@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from blocks.figures import SESSION_REACTION
+from blocks.status import surface_of
 from blocks.thread import thread_messages
 from bot import events
 from bot.app.approval_threads import ApprovalThreads
@@ -192,8 +193,10 @@ class Follower:
             reaction = SESSION_REACTION[session.status]
             messages = thread_messages(session, now, self.plan_blocks)
             self.delivery.want(session_id, messages, reaction)
-            for surface in self.surfaces:
-                surface.saw(session)
+            if self.surfaces:
+                shown = surface_of(session)  # what the line under it and the Home show
+                for surface in self.surfaces:
+                    surface.saw(shown)
         self._touched.clear()
         self._say_skipped()
 

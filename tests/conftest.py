@@ -12,8 +12,11 @@ import orjson
 import pytest
 
 from bot.build import stale_modules
+from bot.formats.reader import ReaderStats, SourceReader
 from bot.localslack import LocalSlack
 from bot.logs import EventLog
+from bot.records import Record
+from bot.sources.files import read_bytes, split_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("SLACKTAIL_SHARED", ROOT.parent / "shared"))
@@ -45,6 +48,16 @@ def corpus_file(family_dir: str, name: str) -> Path:
     if not path.exists():
         pytest.skip(f"{CORPUS_MISSING}: {family_dir}/{name} not found")
     return path
+
+
+def read_records(path: Path, family: str | None = None) -> tuple[list[Record], ReaderStats]:
+    """Every record of one file, and the reader's counts."""
+    reader = SourceReader(str(path), family=family)
+    records: list[Record] = []
+    for number, line in split_lines(read_bytes(path)):
+        records.extend(reader.feed(line, number))
+    records.extend(reader.finish())
+    return records, reader.stats
 
 
 def corpus_files() -> list[Path]:

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from bot.build import compiled, description, stale_modules
-from bot.records import Origin, SessionResult, Todo, TodoUpdate
+from bot.records import Origin, Todo, TodoUpdate
+from bot.result_records import SessionResult
 from bot.session import SessionBook
 
 SUFFIX = ".cpython-311-x86_64-linux-gnu.so"

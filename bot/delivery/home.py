@@ -16,12 +16,12 @@ from functools import partial
 from typing import Any, Final
 
 from blocks.home import HOME_SESSIONS, home_view
+from blocks.status import SessionSurface
 from bot.config import Settings
 from bot.delivery.deliverer import Delivery
 from bot.delivery.slack_api import SlackApi
 from bot.delivery.status import PacedSurface
 from bot.logs import EventLog
-from bot.session import Session
 
 HOME_EVERY_S: Final = 5.0
 PUBLISH_PER_MINUTE: Final = 90.0
@@ -58,7 +58,7 @@ class HomePublisher(PacedSurface):
                  scale: float = 1.0) -> None:  # fmt: skip
         super().__init__(delivery, log, PUBLISH_PER_MINUTE, scale)
         self.link = link
-        self.sessions: dict[str, Session] = {}
+        self.sessions: dict[str, SessionSurface] = {}
         self.dropped = 0  # sessions no longer kept here (counted as "older")
         self.changed = False
         self.built_at = float("-inf")
@@ -79,9 +79,9 @@ class HomePublisher(PacedSurface):
         if view is not None and self.on:
             self._publish(user, view)
 
-    def saw(self, session: Session) -> None:
+    def saw(self, session: SessionSurface) -> None:
         if session.session_id not in self.sessions and len(self.sessions) >= KEPT:
-            oldest = min(self.sessions.values(), key=_activity)
+            oldest = min(self.sessions.values(), key=lambda shown: shown.activity)
             del self.sessions[oldest.session_id]
             self.dropped += 1
         self.sessions[session.session_id] = session
@@ -132,7 +132,3 @@ def home_for(settings: Settings, delivery: Delivery, log: EventLog,
     link = link_for(delivery.api, page_url)
     return HomePublisher(delivery, link, log=log, scale=settings.rate_scale)
 
-
-def _activity(session: Session) -> float:
-    last = session.last_at or session.last_seen
-    return 0.0 if last is None else last.timestamp()

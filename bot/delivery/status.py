@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Final, Protocol
 
-from blocks.status import agent_state, doing_now
+from blocks.status import SessionSurface
 from blocks.text import one_line
 from bot import events
 from bot.config import Settings
@@ -34,7 +34,6 @@ from bot.errors import (
     ThreadGone,
 )
 from bot.logs import EventLog
-from bot.session import Session
 
 STATUS_GAP_S: Final = 2.0
 STATUS_REFRESH_S: Final = 90.0  # Slack clears a status after 120 s without a post
@@ -49,7 +48,7 @@ AWAY_PAUSE_S: Final = 10.0  # a call that found Slack away: the surface waits th
 class Surface(Protocol):
     """What the follower tells a surface and when it lets it send."""
 
-    def saw(self, session: Session) -> None: ...
+    def saw(self, session: SessionSurface) -> None: ...
 
     def step(self) -> None: ...
 
@@ -127,8 +126,8 @@ class ThreadStatus(PacedSurface):
         self.wanted: dict[str, str] = {}  # session -> its line ("": cleared)
         self.shown: dict[str, Shown] = {}
 
-    def saw(self, session: Session) -> None:
-        text = doing_now(session)
+    def saw(self, session: SessionSurface) -> None:
+        text = session.doing
         if text or session.session_id in self.wanted or session.session_id in self.shown:
             self.wanted[session.session_id] = text
 
@@ -182,15 +181,14 @@ class AgentSessions(PacedSurface):
         self.wanted: dict[str, tuple[str, str | None]] = {}  # session -> (state, title)
         self.shown: dict[str, str] = {}  # session -> the state Slack has
 
-    def saw(self, session: Session) -> None:
-        state = agent_state(session)
+    def saw(self, session: SessionSurface) -> None:
+        state = session.agent_state
         session_id = session.session_id
         if self.shown.get(session_id) == state or (state == "closed" and session_id not in
                                                     self.shown):  # fmt: skip
             self.wanted.pop(session_id, None)
             return
-        info = session.info
-        title = info.title or info.prompt or info.agent or None
+        title = session.title or session.agent or None
         # Slack takes a title of 1 to 200 characters (a blank one is refused: none is sent)
         self.wanted[session_id] = (state, one_line(title, TITLE_LIMIT) or None if title else None)
 

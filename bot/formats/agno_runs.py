@@ -26,8 +26,10 @@ from typing import Any, Final, Protocol
 
 from mypy_extensions import mypyc_attr
 
-from bot.formats.common import V, as_float, as_int, remember, text_of, to_utc
-from bot.records import Origin, Record, ResultStatus, SessionResult, UserText
+from bot.formats.common import V, remember, text_of, to_utc
+from bot.records import Origin, Record, UserText
+from bot.result_records import ResultStatus, SessionResult
+from bot.values import as_float, as_int, text_or_empty
 
 ALL_MEMBERS = "all members"
 _MAX_OPEN: Final = 4096  # open runs, delegations and links kept; beyond this the oldest go
@@ -106,8 +108,8 @@ class RunBook:
     def open(self, event: dict[str, Any], last_session: str) -> tuple[Run, Run | None]:
         """Open the event's run, at the top or as a member run. The second value is the parent
         run when the member run was placed under one of its delegations."""
-        run_id, given = _text(event.get("run_id")), _text(event.get("session_id"))
-        parent = self.runs.get(_text(event.get("parent_run_id")))
+        run_id, given = text_or_empty(event.get("run_id")), text_or_empty(event.get("session_id"))
+        parent = self.runs.get(text_or_empty(event.get("parent_run_id")))
         session = given or (parent.session_id if parent else last_session) or run_id
         run = _keep(self.runs, run_id, Run(run_id, session, top=parent is None))
         if parent is None:
@@ -166,11 +168,6 @@ class RunBook:
         return to_all
 
 
-def _text(value: object) -> str:
-    """An id as a string; anything else (a malformed log's list or object) as no id."""
-    return value if type(value) is str else ""
-
-
 def _member_names(event: dict[str, Any]) -> set[str]:
     """The ids a delegation may use for this run's agent or team."""
     names: set[str] = set()
@@ -223,7 +220,7 @@ class _Walk:
         return self.out
 
     def _is_member(self, item: tuple[str, dict[str, Any]]) -> bool:
-        return _text(item[1].get("parent_run_id")) in self.runs
+        return text_or_empty(item[1].get("parent_run_id")) in self.runs
 
     def walk(self, run_id: str, run: dict[str, Any]) -> None:
         self.walked.add(run_id)
@@ -234,7 +231,7 @@ class _Walk:
         ended = False
         for event in events:
             kind, own = _kind(event), event.get("run_id", run_id) == run_id
-            if not own and _text(event.get("run_id")) in self.runs:
+            if not own and text_or_empty(event.get("run_id")) in self.runs:
                 continue  # a member run stored whole as well: walked from its own events
             if "run_id" not in event or "session_id" not in event:  # the run's, as streamed
                 event = {"run_id": run_id, "session_id": run.get("session_id"), **event}
@@ -271,7 +268,7 @@ class _Walk:
                 self.walk(child, self.runs[child])
             return
         args = tool.get("tool_args")
-        member = _text(args.get("member_id")) if type(args) is dict else ""
+        member = text_or_empty(args.get("member_id")) if type(args) is dict else ""
         for run_id, run in self.runs.items():
             named = run.get("parent_run_id") == parent_id and member in _member_names(run)
             if named and run_id not in self.walked:

@@ -34,7 +34,7 @@ from mypy_extensions import mypyc_attr
 
 from bot.formats.antigravity_steps import ToolSteps
 from bot.formats.claude_transcript_links import tag
-from bot.formats.common import json_text, to_utc
+from bot.formats.common import to_utc
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
 from bot.records import (
@@ -47,9 +47,10 @@ from bot.records import (
     Thinking,
     ToolCall,
     ToolResult,
-    TurnEnded,
     UserText,
 )
+from bot.result_records import TurnEnded
+from bot.values import json_text, text_or_empty
 
 FAMILY = "antigravity-transcript"
 AGENT = "Antigravity"
@@ -119,14 +120,14 @@ class Parser(LineParser):
         elif kind == "PLANNER_RESPONSE":
             self._planner_response(obj, step, origin, out)
         elif kind == "ERROR_MESSAGE" and not _invalid_call(obj):
-            text = _text(obj.get("error")) or _text(obj.get("content")) or kind
+            text = text_or_empty(obj.get("error")) or text_or_empty(obj.get("content")) or kind
             out.append(Notice(origin, kind="error", text=text, level="error"))
         elif kind == "ERROR_MESSAGE" or obj.get("source") == "MODEL":
             self._tool_step(obj, step, kind, origin, out)
         elif kind in _QUIET_TYPES:
             out.append(Ignored(origin, kind=kind))
         else:
-            text = _text(obj.get("content")) or _text(obj.get("error")) or kind
+            text = text_or_empty(obj.get("content")) or text_or_empty(obj.get("error")) or kind
             out.append(Notice(origin, kind=kind.lower(), text=text))
         return out
 
@@ -143,11 +144,11 @@ class Parser(LineParser):
 
     def _start(self, obj: dict[str, Any], kind: str, origin: Origin) -> SessionStarted:
         if kind == "USER_INPUT":
-            self._model = _model_of(_text(obj.get("content")))
+            self._model = _model_of(text_or_empty(obj.get("content")))
         return SessionStarted(origin, agent=AGENT, model=self._model)
 
     def _user_input(self, obj: dict[str, Any], origin: Origin, out: Out) -> None:
-        content = _text(obj.get("content"))
+        content = text_or_empty(obj.get("content"))
         model = _model_of(content)
         if model is not None and model != self._model:
             self._model = model
@@ -161,10 +162,10 @@ class Parser(LineParser):
 
     def _planner_response(self, obj: dict[str, Any], step: int, origin: Origin, out: Out) -> None:
         before = len(out)
-        thinking = _text(obj.get("thinking"))
+        thinking = text_or_empty(obj.get("thinking"))
         if thinking and not thinking.isspace():
             out.append(Thinking(origin, text=thinking))
-        content = _text(obj.get("content"))
+        content = text_or_empty(obj.get("content"))
         answered = bool(content) and not content.isspace()
         if answered:
             out.append(AssistantText(origin, text=content))
@@ -185,8 +186,8 @@ class Parser(LineParser):
     def _tool_step(
         self, obj: dict[str, Any], step: int, kind: str, origin: Origin, out: Out
     ) -> None:
-        error = _text(obj.get("error"))
-        content = _text(obj.get("content"))
+        error = text_or_empty(obj.get("error"))
+        content = text_or_empty(obj.get("content"))
         output = error if error and not error.isspace() else content
         failed = obj.get("status") == "FAILED" or _invalid_call(obj) or _command_failed(content)
         result = ToolResult(origin, output=output, is_error=failed)
@@ -200,7 +201,7 @@ def _tool_call(call: object, call_id: str, origin: Origin) -> ToolCall:
     (``"CommandLine": "\\"ls -F\\""``) or, in ``transcript_full.jsonl``, a value as it is."""
     if not isinstance(call, dict):
         return ToolCall(origin, call_id=call_id, name="tool", raw_input=json_text(call))
-    name = _text(call.get("name")) or "tool"
+    name = text_or_empty(call.get("name")) or "tool"
     raw = call.get("args")
     if not isinstance(raw, dict):
         given = None if raw is None else json_text(raw)
@@ -264,10 +265,6 @@ def _model_of(content: str) -> str | None:
         return None
     match = _MODEL_CHANGE.search(settings)
     return match.group(1).strip() if match is not None else None
-
-
-def _text(value: object) -> str:
-    return value if isinstance(value, str) else ""
 
 
 FORMAT: Final[LogFormat] = LogFormat(

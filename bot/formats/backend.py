@@ -22,7 +22,7 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from bot.formats.common import as_float, as_int, remember, text_of, to_utc, todos_of
+from bot.formats.common import remember, text_of, to_utc, todos_of
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
 from bot.records import (
@@ -31,8 +31,6 @@ from bot.records import (
     Notice,
     Origin,
     Record,
-    ResultStatus,
-    SessionResult,
     SessionStarted,
     Thinking,
     TodoUpdate,
@@ -40,6 +38,8 @@ from bot.records import (
     ToolResult,
     UserText,
 )
+from bot.result_records import ResultStatus, SessionResult
+from bot.values import as_float, as_int, blank, text_or_none
 
 FAMILY = "backend"
 AGENT = "Claude Code (backend)"
@@ -134,8 +134,8 @@ class Parser(LineParser):
         return SessionStarted(
             origin,
             agent=AGENT,
-            model=_str(meta.get("model")),
-            cwd=_str(meta.get("working_directory")),
+            model=text_or_none(meta.get("model")),
+            cwd=text_or_none(meta.get("working_directory")),
             tools=tuple([str(t) for t in tools]) if isinstance(tools, list) else (),
         )
 
@@ -169,7 +169,7 @@ def _user(
     meta: dict[str, Any], text: str, origin: Origin, stamp: object, out: list[Record]
 ) -> None:
     before = len(out)
-    if not _blank(text) and not _is_results_placeholder(text):
+    if not blank(text) and not _is_results_placeholder(text):
         out.append(UserText(origin, text=text))
     results = meta.get("tool_results")
     if isinstance(results, list):
@@ -204,7 +204,7 @@ def _assistant(
     thinking = _thinking(meta)
     if thinking:
         out.append(Thinking(origin, text=thinking))
-    if not _blank(text) and text != _ASSISTANT_PLACEHOLDER:
+    if not blank(text) and text != _ASSISTANT_PLACEHOLDER:
         out.append(AssistantText(origin, text=text))
     uses = meta.get("tool_uses")
     if isinstance(uses, list):
@@ -217,7 +217,7 @@ def _assistant(
 
 def _thinking(meta: dict[str, Any]) -> str:
     text = meta.get("thinking_content")
-    if isinstance(text, str) and not _blank(text):
+    if isinstance(text, str) and not blank(text):
         return text
     blocks = meta.get("thinking_blocks")
     if not isinstance(blocks, list):
@@ -243,7 +243,7 @@ def _result(meta: dict[str, Any], text: str, origin: Origin) -> SessionResult:
     return SessionResult(
         origin,
         status=ResultStatus.FAILED if failed else ResultStatus.SUCCEEDED,
-        subtype=_str(meta.get("subtype")),
+        subtype=text_or_none(meta.get("subtype")),
         text=text or None,
         error=(text or None) if failed else None,
         duration_ms=as_int(meta.get("duration_ms")),
@@ -251,15 +251,6 @@ def _result(meta: dict[str, Any], text: str, origin: Origin) -> SessionResult:
         num_turns=as_int(meta.get("num_turns")),
         cost_usd=as_float(meta.get("total_cost_usd")),
     )
-
-
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _blank(text: str) -> bool:
-    """Empty or only whitespace (without copying a long text as ``strip`` would)."""
-    return not text or text.isspace()
 
 
 FORMAT: Final[LogFormat] = LogFormat(

@@ -17,26 +17,15 @@ from typing import Any, Final
 from mypy_extensions import mypyc_attr
 
 from bot.formats import claude_stream_dialects as dialects
-from bot.formats.claude_stream_notices import (
-    as_dict,
-    clip,
-    denials,
-    ignored,
-    notice,
-    opt_text,
-    other_type,
-    system_record,
-)
+from bot.formats.claude_stream_notices import denials, ignored, notice, other_type, system_record
 from bot.formats.claude_user_text import harness_record, person_text, subagent_prompt
-from bot.formats.common import as_float, as_int, loads_maybe, text_of, to_utc, todos_of
+from bot.formats.common import loads_maybe, text_of, to_utc, todos_of
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
 from bot.records import (
     AssistantText,
     Origin,
     Record,
-    ResultStatus,
-    SessionResult,
     SessionStarted,
     Thinking,
     TodoUpdate,
@@ -44,6 +33,8 @@ from bot.records import (
     ToolResult,
     UserText,
 )
+from bot.result_records import ResultStatus, SessionResult
+from bot.values import as_float, as_int, clip, dict_or_empty, text_or_none
 
 FAMILY = "claude-stream-json"
 AGENT = dialects.CLAUDE_CODE
@@ -160,7 +151,7 @@ class Parser(LineParser):
             origin,
             agent=agent,
             model=dialects.model_of(obj, agent),
-            cwd=opt_text(obj.get("cwd")),
+            cwd=text_or_none(obj.get("cwd")),
             version=dialects.version_of(obj),
             tools=tuple(names),
         )
@@ -290,9 +281,9 @@ def _tool_result(block: Line, origin: Origin, amp: bool) -> ToolResult:
 
 
 def _result(obj: Line, origin: Origin) -> SessionResult:
-    subtype = opt_text(obj.get("subtype"))
+    subtype = text_or_none(obj.get("subtype"))
     failed = obj.get("is_error") is True or (subtype is not None and subtype != "success")
-    usage = as_dict(obj.get("usage"))
+    usage = dict_or_empty(obj.get("usage"))
     cost = as_float(obj.get("total_cost_usd"))
     models = obj.get("modelUsage")
     errors = obj.get("errors")
@@ -300,7 +291,7 @@ def _result(obj: Line, origin: Origin) -> SessionResult:
         origin,
         status=ResultStatus.FAILED if failed else ResultStatus.SUCCEEDED,
         subtype=subtype,
-        text=opt_text(obj.get("result")),
+        text=text_or_none(obj.get("result")),
         error=dialects.error_text(obj.get("error")),
         duration_ms=as_int(obj.get("duration_ms")),
         duration_api_ms=as_int(obj.get("duration_api_ms")),

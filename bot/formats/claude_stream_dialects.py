@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from bot.formats.common import as_int, loads_maybe, text_of
+from bot.formats.common import loads_maybe, text_of
+from bot.values import as_int
 
 CLAUDE_CODE: Final = "Claude Code"
 AMP: Final = "Amp"

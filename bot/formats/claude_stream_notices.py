@@ -10,8 +10,9 @@ from typing import Any, Final
 
 import orjson
 
-from bot.formats.common import as_int
-from bot.records import Compaction, Ignored, Notice, Origin, PermissionDenial, Record
+from bot.records import Compaction, Ignored, Notice, Origin, Record
+from bot.result_records import PermissionDenial
+from bot.values import as_int, clip, dict_or_empty, text_or_none
 
 # System subtypes and top-level types a channel reader never wants: ticks and plumbing.
 _NOISY_SUBTYPES: Final = frozenset(
@@ -34,7 +35,6 @@ _INPUT_SUMMARY_KEYS: Final = (
     "query",
     "description",
 )
-_CLIP: Final = 300
 
 
 Line = dict[str, Any]
@@ -55,23 +55,23 @@ def system_record(obj: Line, origin: Origin) -> Record:
 
 
 def _compaction(obj: Line, origin: Origin) -> Compaction:
-    meta = as_dict(obj.get("compact_metadata") or obj.get("compactMetadata"))
+    meta = dict_or_empty(obj.get("compact_metadata") or obj.get("compactMetadata"))
     pre_tokens = meta.get("pre_tokens", meta.get("preTokens"))
     return Compaction(
         origin,
-        trigger=opt_text(meta.get("trigger")),
+        trigger=text_or_none(meta.get("trigger")),
         pre_tokens=as_int(pre_tokens),
     )
 
 
 def _status(obj: Line, origin: Origin) -> Record:
     """Compaction starting or failing and permission-mode changes; other ticks are hidden."""
-    failure = opt_text(obj.get("compact_error"))
+    failure = text_or_none(obj.get("compact_error"))
     if failure:
         return notice(origin, "status", f"Compaction failed: {failure}", "warning")
     if obj.get("status") == "compacting":
         return notice(origin, "status", "Compacting the conversation")
-    mode = opt_text(obj.get("permissionMode"))
+    mode = text_or_none(obj.get("permissionMode"))
     if mode:
         return notice(origin, "status", f"Permission mode: {mode}")
     return ignored(origin, "status")
@@ -82,23 +82,23 @@ def _system_text(name: str, obj: Line) -> tuple[str, str]:
     if name == "hook_response":
         return _hook_text(obj)
     if name.startswith("task_"):  # task_started has no status yet; task_notification has one
-        status = opt_text(obj.get("status")) or "started"
-        what = opt_text(obj.get("summary")) or opt_text(obj.get("description"))
+        status = text_or_none(obj.get("status")) or "started"
+        what = text_or_none(obj.get("summary")) or text_or_none(obj.get("description"))
         what = what or obj.get("task_id")
         level = "warning" if status in ("failed", "stopped") else "info"
         return f"Task {status}: {what or 'a background task'}", level
     if name == "permission_denied":
-        said = opt_text(obj.get("message"))
+        said = text_or_none(obj.get("message"))
         return said or f"Permission denied: {obj.get('tool_name')}", "warning"
     return summary(name, obj), _level_of(name)
 
 
 def _hook_text(obj: Line) -> tuple[str, str]:
-    name = opt_text(obj.get("hook_name")) or opt_text(obj.get("hook_event")) or "hook"
+    name = text_or_none(obj.get("hook_name")) or text_or_none(obj.get("hook_event")) or "hook"
     code = as_int(obj.get("exit_code"))
     failed = obj.get("outcome") not in (None, "success") or code not in (None, 0)
     text = f"Hook {name} failed (exit {code})" if failed else f"Hook {name} ran"
-    said = opt_text(obj.get("stderr") if failed else None) or opt_text(obj.get("output"))
+    said = text_or_none(obj.get("stderr") if failed else None) or text_or_none(obj.get("output"))
     return (f"{text}: {said.strip()}" if said else text), ("warning" if failed else "info")
 
 
@@ -107,7 +107,7 @@ def other_type(kind: str, obj: Line, origin: Origin) -> list[Record] | None:
     when the line names its session, else not this format."""
     request = obj.get("request")
     if isinstance(request, dict) and request.get("subtype") == "can_use_tool":
-        tool = opt_text(request.get("tool_name")) or "a tool"
+        tool = text_or_none(request.get("tool_name")) or "a tool"
         detail = _input_summary(request.get("input"))
         text = f"Waiting for permission to use {tool}" + (f": {detail}" if detail else "")
         return [notice(origin, "permission_request", clip(text), "warning")]
@@ -128,25 +128,12 @@ def denials(value: object) -> tuple[PermissionDenial, ...]:
     return tuple(
         PermissionDenial(
             tool_name=str(denial.get("tool_name") or ""),
-            call_id=opt_text(denial.get("tool_use_id")),
+            call_id=text_or_none(denial.get("tool_use_id")),
             summary=_input_summary(denial.get("tool_input")),
         )
         for denial in value
         if isinstance(denial, dict)
     )
-
-
-def as_dict(value: object) -> Line:
-    return value if isinstance(value, dict) else {}
-
-
-def opt_text(value: object) -> str | None:
-    """A non-empty string, or None."""
-    return value if isinstance(value, str) and value else None
-
-
-def clip(text: str, limit: int = _CLIP) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _input_summary(tool_input: object) -> str | None:

@@ -14,11 +14,9 @@ a subagent's ``<s>/subagents/agent-<id>.jsonl``) and the seed-001 variant. Line 
   output → Notice("command"); "[Request interrupted by user…]" → Notice("interrupted"); a second
   prompt under one parent → Notice("rewind") first; tool_result → ToolResult (``interrupted``
   when the user interrupted or rejected the call);
-- system: compact_boundary → Compaction(trigger, pre_tokens), merged with the ``isCompactSummary``
-  line after it; local_command → Notice("command"); stop_hook_summary → Notice("hook") if a hook
-  failed, else Ignored, then TurnEnded; turn_duration → TurnEnded(duration_ms); others →
-  Notice(subtype); an assistant message with ``stop_reason: end_turn`` → also TurnEnded (a
-  turn's end only on the session's own lines, never a subagent's);
+- system (and seed-001's compact_system): see ``claude_transcript_system``; a compaction is
+  merged with the ``isCompactSummary`` line after it; an assistant message with ``stop_reason:
+  end_turn`` → also TurnEnded (a turn's end only on the session's own lines, never a subagent's);
 - progress: agent_progress → SubagentLink (once per agent) plus the subagent's tool calls and
   results it embeds (not its text: tool records are idempotent by call id if the subagent's own
   file is followed too); other progress → Ignored(data.type);
@@ -26,8 +24,7 @@ a subagent's ``<s>/subagents/agent-<id>.jsonl``) and the seed-001 variant. Line 
   agent first seen with no call known (its own file, read before its parent's) → SubagentLink
   with no ``call_id`` first: the session holds its records until a link names the call; a
   compaction summariser's file (agent ``acompact-*``) → one Compaction, the rest Ignored;
-- seed-001 (``message`` a string): tool_use → ToolCall(call_id=uuid); tool_result, or an error
-  answering a tool_use → its ToolResult; compact_system conversation_compacted → Compaction.
+- seed-001 (``message`` a string): tool_use → ToolCall(call_id=uuid), answered by a system line.
 """
 
 from __future__ import annotations
@@ -44,15 +41,19 @@ from bot.formats.claude_transcript_links import (
     SeedCalls,
     SubagentLinks,
     command_output,
-    compaction_of,
-    hook_problem,
-    opt_str,
     shown,
     slash_command,
     summary_of,
-    system_text,
     texts,
     was_interrupted,
+)
+from bot.formats.claude_transcript_system import (
+    command_notice,
+    compact_system_records,
+    end_turn,
+    ignored,
+    notice,
+    system_records,
 )
 from bot.formats.claude_user_text import (
     harness_record,
@@ -60,14 +61,12 @@ from bot.formats.claude_user_text import (
     person_text,
     subagent_prompt,
 )
-from bot.formats.common import as_int, loads_maybe, remember, text_of, to_utc, todos_of
+from bot.formats.common import loads_maybe, remember, text_of, to_utc, todos_of
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
 from bot.records import (
     AssistantText,
     Compaction,
-    Ignored,
-    Notice,
     Origin,
     Record,
     SessionStarted,
@@ -76,9 +75,9 @@ from bot.records import (
     TodoUpdate,
     ToolCall,
     ToolResult,
-    TurnEnded,
     UserText,
 )
+from bot.values import blank, text_or_none
 
 FAMILY = "claude-transcript"
 AGENT = "Claude Code"
@@ -147,27 +146,22 @@ class Parser(LineParser):
         parent = subagent = None
         sidechain = self._sidechain = obj.get("isSidechain") is True
         if sidechain:
-            parent, subagent = self._links.sidechain_call(obj), opt_str(obj.get("agentId"))
+            parent, subagent = self._links.sidechain_call(obj), text_or_none(obj.get("agentId"))
         at = to_utc(obj.get("timestamp"))
         uid = obj.get("uuid")
         origin = Origin(session, at, line, parent, subagent, uid if type(uid) is str else None)
         if session and session not in self._started and "uuid" in obj:
             out.append(self._start(obj, origin))
         if parent is not None and subagent is not None and self._links.link_agent(subagent, parent):
-            link = SubagentLink(
-                origin,
-                agent_id=subagent,
-                call_id=parent,
-            )
-            out.append(link)
+            out.append(SubagentLink(origin, agent_id=subagent, call_id=parent))
         elif parent is None and subagent is not None and self._links.unplaced(subagent):
             # Its call is not known yet: the session holds its records until a link names it.
             out.append(SubagentLink(origin, agent_id=subagent, call_id=""))
         before = len(out)
         if not self._handle(kind, obj, origin, out):
-            out.append(_ignored(origin, str(kind or "unknown")))
+            out.append(ignored(origin, str(kind or "unknown")))
         if len(out) == before and self._compaction is None:
-            out.append(_ignored(origin, "empty"))
+            out.append(ignored(origin, "empty"))
 
     def _handle(self, kind: object, obj: dict[str, Any], origin: Origin, out: Out) -> bool:
         """Reads a line of a type this format knows, by its ``type``; False for another type.
@@ -179,11 +173,13 @@ class Parser(LineParser):
         elif kind == "progress":
             self._progress(obj, origin, out)
         elif kind == "system":
-            self._system(obj, origin, out)
+            compaction = system_records(obj, origin, self._sidechain, self._seed_calls, out)
+            if compaction is not None:
+                self._compaction = compaction
         elif kind == "summary":
             self._summary(obj, origin, out)
         elif kind == "compact_system":
-            self._compact_system(obj, origin, out)
+            compact_system_records(obj, origin, out)
         else:
             return False
         return True
@@ -192,18 +188,12 @@ class Parser(LineParser):
         session = origin.session_id
         remember(self._started, session, None, MAX_WAITING)
         title, self._title = self._title, None
-        cwd, version = opt_str(obj.get("cwd")), opt_str(obj.get("version"))
-        return SessionStarted(
-            origin,
-            agent=AGENT,
-            cwd=cwd,
-            version=version,
-            title=title,
-        )
+        cwd, version = text_or_none(obj.get("cwd")), text_or_none(obj.get("version"))
+        return SessionStarted(origin, agent=AGENT, cwd=cwd, version=version, title=title)
 
     def _summary(self, obj: dict[str, Any], origin: Origin, out: Out) -> None:
-        self._title = opt_str(obj.get("summary")) or self._title
-        out.append(_ignored(origin, "summary"))
+        self._title = text_or_none(obj.get("summary")) or self._title
+        out.append(ignored(origin, "summary"))
 
     # -- assistant ------------------------------------------------------------------------
 
@@ -217,9 +207,9 @@ class Parser(LineParser):
         if obj.get("isApiErrorMessage") or message.get("model") == "<synthetic>":
             text = text_of(content)
             if not obj.get("isApiErrorMessage") and text.strip() == "No response requested.":
-                out.append(_ignored(origin, "synthetic"))
+                out.append(ignored(origin, "synthetic"))
             else:
-                out.append(_notice(origin, "api_error", text, "error"))
+                out.append(notice(origin, "api_error", text, "error"))
         elif subagent is not None and subagent.startswith("acompact"):  # a compaction run
             if texts(content).strip():
                 out.append(Compaction(origin, summary=summary_of(message)))
@@ -230,7 +220,7 @@ class Parser(LineParser):
             mid = message.get("id")
             self._blocks(content, mid if isinstance(mid, str) else None, origin, out, False)
             if message.get("stop_reason") == "end_turn":
-                self._end_turn(origin, out)
+                end_turn(origin, self._sidechain, out)
 
     def _model(self, model: str, origin: Origin, out: Out) -> None:
         """The session's model, said by its assistant messages: said again (a start that only
@@ -242,7 +232,7 @@ class Parser(LineParser):
     def _blocks(
         self, content: object, mid: str | None, origin: Origin, out: Out, tools_only: bool
     ) -> None:
-        if isinstance(content, str) and not _blank(content) and not tools_only:
+        if isinstance(content, str) and not blank(content) and not tools_only:
             out.append(AssistantText(origin, text=content, message_id=mid))
         if not isinstance(content, list):
             return
@@ -264,25 +254,11 @@ class Parser(LineParser):
         parsed = loads_maybe(raw) if isinstance(raw, str) else raw
         given = parsed if isinstance(parsed, dict) else {}
         raw_input = raw if isinstance(raw, str) and not given else None
-        out.append(
-            ToolCall(
-                origin,
-                call_id=call_id,
-                name=name,
-                input=given,
-                raw_input=raw_input,
-            )
-        )
+        out.append(ToolCall(origin, call_id=call_id, name=name, input=given, raw_input=raw_input))
         if name in _TASK_TOOLS and not self._sidechain and parent is None:
             self._links.task_called(call_id, given.get("prompt"))
         elif name == "TodoWrite" and isinstance(todos := given.get("todos"), list):
-            out.append(
-                TodoUpdate(
-                    origin,
-                    todos=todos_of(todos),
-                    call_id=call_id,
-                )
-            )
+            out.append(TodoUpdate(origin, todos=todos_of(todos), call_id=call_id))
 
     # -- user -----------------------------------------------------------------------------
 
@@ -293,7 +269,7 @@ class Parser(LineParser):
         if obj.get("isMeta"):
             out.append(meta_record(text_of(content), origin))
         elif subagent is not None and subagent.startswith("acompact"):
-            out.append(_ignored(origin, "compact_prompt"))
+            out.append(ignored(origin, "compact_prompt"))
         elif obj.get("isCompactSummary"):
             out.append(Compaction(origin, summary=summary_of(message)))
         elif not isinstance(content, list):
@@ -311,12 +287,12 @@ class Parser(LineParser):
     def _user_text(self, obj: dict[str, Any], text: str, origin: Origin, out: Out) -> None:
         start = text[:1]
         if start == "[" and text.startswith("[Request interrupted by user"):
-            out.append(_notice(origin, "interrupted", text, "warning"))
+            out.append(notice(origin, "interrupted", text, "warning"))
         elif start == "<" and (command := slash_command(text)) is not None:
             out.append(UserText(origin, text=command))
         elif start == "<" and (output := command_output(text)) is not None:
-            out.append(_command_notice(output, origin))
-        elif _blank(text):
+            out.append(command_notice(output, origin))
+        elif blank(text):
             return
         elif self._sidechain:  # the parent agent's words to its subagent, not a person's
             out.append(subagent_prompt(text, origin))
@@ -325,7 +301,7 @@ class Parser(LineParser):
         else:
             previous = obj.get("parentUuid")
             if isinstance(previous, str) and self._rewinds.is_rewind(previous):
-                out.append(_notice(origin, "rewind", _REWIND))
+                out.append(notice(origin, "rewind", _REWIND))
             out.append(UserText(origin, text=person_text(text)))
 
     def _tool_result(
@@ -345,64 +321,19 @@ class Parser(LineParser):
             self._links.task_failed(call_id)
         stopped = was_interrupted(output, result)
         out.append(
-            ToolResult(
-                origin,
-                call_id=call_id,
-                output=output,
-                is_error=failed,
-                interrupted=stopped,
-            )
+            ToolResult(origin, call_id=call_id, output=output, is_error=failed, interrupted=stopped)
         )
 
     # -- system and progress ---------------------------------------------------------------
-
-    def _system(self, obj: dict[str, Any], origin: Origin, out: Out) -> None:
-        subtype, text = obj.get("subtype"), system_text(obj)
-        failed = bool(obj.get("isError")) or subtype == "error"
-        if subtype == "compact_boundary":
-            trigger, tokens = compaction_of(obj)
-            self._compaction = Compaction(
-                origin,
-                trigger=trigger,
-                pre_tokens=tokens,
-            )
-        elif subtype == "local_command":
-            said = slash_command(text) or command_output(text)
-            out.append(_command_notice(text if said is None else said, origin))
-        elif subtype == "stop_hook_summary":
-            if (problem := hook_problem(obj)) is None:
-                out.append(_ignored(origin, "hook"))
-            else:
-                out.append(_notice(origin, "hook", problem, "warning"))
-            self._end_turn(origin, out)  # Claude Code runs its Stop hooks as a turn ends
-        elif subtype == "turn_duration" and not self._sidechain:
-            out.append(TurnEnded(origin, duration_ms=as_int(obj.get("durationMs"))))
-        elif subtype == "tool_result" or (
-            failed and self._seed_calls.is_waiting(obj.get("parentUuid"))
-        ):
-            self._seed_result(obj, text, failed, origin, out)
-        elif failed:
-            out.append(_notice(origin, str(subtype or "error"), text, "error"))
-        elif obj.get("isMeta") or subtype in ("meta", "turn_duration"):
-            out.append(_ignored(origin, str(subtype or "meta")))
-        else:
-            level = obj.get("level")
-            level = level if level in ("error", "warning") else "info"
-            out.append(_notice(origin, str(subtype or "system"), text, level))
-
-    def _end_turn(self, origin: Origin, out: Out) -> None:
-        """The agent's turn ended, if the line is the session's own (not a subagent's)."""
-        if not self._sidechain and origin.parent_call is None:
-            out.append(TurnEnded(origin))
 
     def _progress(self, obj: dict[str, Any], origin: Origin, out: Out) -> None:
         data = obj.get("data")
         kind = data.get("type") if isinstance(data, dict) else None
         if kind != "agent_progress" or not isinstance(data, dict):
-            out.append(_ignored(origin, str(kind or "progress")))
+            out.append(ignored(origin, str(kind or "progress")))
             return
         before = len(out)
-        call, agent = opt_str(obj.get("parentToolUseID")), opt_str(data.get("agentId"))
+        call, agent = text_or_none(obj.get("parentToolUseID")), text_or_none(data.get("agentId"))
         if call and agent and self._links.link_agent(agent, call):
             out.append(SubagentLink(origin, agent_id=agent, call_id=call))
         inner = data.get("message")
@@ -411,7 +342,7 @@ class Parser(LineParser):
             inner_origin = Origin(origin.session_id, inner_at, origin.line, call, agent)
             self._embedded_tools(inner, message, inner_origin, out)
         if len(out) == before:
-            out.append(_ignored(origin, "agent_progress"))
+            out.append(ignored(origin, "agent_progress"))
 
     def _embedded_tools(
         self, inner: dict[str, Any], message: dict[str, Any], origin: Origin, out: Out
@@ -419,7 +350,7 @@ class Parser(LineParser):
         """The tool calls and results of a subagent's message embedded in ``agent_progress``."""
         content = message.get("content")
         if inner.get("type") == "assistant":
-            self._blocks(content, opt_str(message.get("id")), origin, out, tools_only=True)
+            self._blocks(content, text_or_none(message.get("id")), origin, out, tools_only=True)
         elif isinstance(content, list):
             for block in content:
                 if isinstance(block, dict) and block.get("type") == "tool_result":
@@ -438,52 +369,9 @@ class Parser(LineParser):
             out.append(Thinking(origin, text=text))
         elif subtype in ("command", "error"):
             level = "error" if subtype == "error" else "info"
-            out.append(_notice(origin, str(subtype), text, level))
-        elif not _blank(text):
+            out.append(notice(origin, str(subtype), text, level))
+        elif not blank(text):
             out.append(AssistantText(origin, text=text))
-
-    def _seed_result(
-        self, obj: dict[str, Any], text: str, failed: bool, origin: Origin, out: Out
-    ) -> None:
-        call_id = self._seed_calls.answered(obj.get("parentUuid"))
-        out.append(
-            ToolResult(
-                origin,
-                call_id=call_id,
-                output=text,
-                is_error=failed,
-            )
-        )
-
-    def _compact_system(self, obj: dict[str, Any], origin: Origin, out: Out) -> None:
-        operation = obj.get("message")
-        if operation == "conversation_compacted":
-            out.append(Compaction(origin))
-        elif operation == "conversation_restored":
-            out.append(_notice(origin, "restored", "The conversation was restored."))
-        else:  # conversation_compacting, conversation_restoring
-            out.append(_ignored(origin, str(operation or "compact_system")))
-
-
-# -- small helpers ---------------------------------------------------------------------------
-
-
-def _command_notice(text: str, origin: Origin) -> Record:
-    return _notice(origin, "command", text) if text else _ignored(origin, "command")
-
-
-def _notice(origin: Origin, kind: str, text: str, level: str = "info") -> Notice:
-    return Notice(origin, kind=kind, text=text, level=level)
-
-
-def _ignored(origin: Origin, kind: str) -> Ignored:
-    return Ignored(origin, kind=kind)
-
-
-def _blank(text: str) -> bool:
-    """Empty or only whitespace (without copying a long text as ``strip`` would)."""
-    return not text or text.isspace()
-
 
 FORMAT: Final[LogFormat] = LogFormat(
     name=FAMILY,

@@ -24,7 +24,8 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from bot.formats.common import as_int, remember, text_of
+from bot.formats.common import remember, text_of
+from bot.values import as_int, text_or_none
 
 MAX_LINES = 50_000  # sidechain line uuid -> call
 MAX_AGENTS = 4_096  # agent id -> call
@@ -155,10 +156,6 @@ class Rewinds:
 # -- conventions inside a line ---------------------------------------------------------------
 
 
-def opt_str(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
 def shown(text: object) -> bool:
     """Whether ``text`` is a string with something to show."""
     return isinstance(text, str) and bool(text) and not text.isspace()
@@ -231,7 +228,7 @@ def compaction_of(obj: dict[str, Any]) -> tuple[str | None, int | None]:
     meta = obj.get("compactMetadata") or obj.get("compact_metadata")
     if not isinstance(meta, dict):
         return None, None
-    return opt_str(meta.get("trigger")), as_int(meta.get("preTokens", meta.get("pre_tokens")))
+    return text_or_none(meta.get("trigger")), as_int(meta.get("preTokens", meta.get("pre_tokens")))
 
 
 def hook_problem(obj: dict[str, Any]) -> str | None:

@@ -29,7 +29,7 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from bot.formats.codex_exec_items import TOOL_ITEMS, clip, other_item, tool_item
+from bot.formats.codex_exec_items import TOOL_ITEMS, other_item, tool_item
 from bot.formats.codex_exec_legacy import (
     LegacyStream,
     Tokens,
@@ -37,19 +37,12 @@ from bot.formats.codex_exec_legacy import (
     is_legacy,
     tokens_of,
 )
-from bot.formats.common import json_text, remember
+from bot.formats.common import remember
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
-from bot.records import (
-    AssistantText,
-    Ignored,
-    Notice,
-    Origin,
-    Record,
-    ResultStatus,
-    SessionResult,
-    SessionStarted,
-)
+from bot.records import AssistantText, Ignored, Notice, Origin, Record, SessionStarted
+from bot.result_records import ResultStatus, SessionResult
+from bot.values import clip, json_text
 
 FAMILY = "codex-exec-json"
 AGENT = "Codex"

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from bot.formats.common import json_text, text_of
+from bot.formats.common import text_of
 from bot.records import (
     AssistantText,
     Delegation,
@@ -42,6 +42,7 @@ from bot.records import (
     ToolCall,
     ToolResult,
 )
+from bot.values import clip, json_text, text_or_empty
 
 Item = dict[str, Any]
 
@@ -49,7 +50,6 @@ TOOL_ITEMS: Final = frozenset(
     {"command_execution", "file_change", "mcp_tool_call", "web_search", "collab_tool_call"}
 )
 _FAILED: Final = ("failed", "declined")  # a tuple: a status may be any JSON value
-_CLIP: Final = 300
 
 
 def tool_item(
@@ -74,7 +74,7 @@ def tool_item(
 
 def _call(kind: str, item: Item, call_id: str, origin: Origin) -> Record:
     if kind == "command_execution":
-        command = {"command": _str(item, "command")}
+        command = {"command": text_or_empty(item.get("command"))}
         return ToolCall(origin, call_id=call_id, name="shell", input=command)
     if kind == "file_change":
         changes = _changes(item.get("changes"))
@@ -82,7 +82,7 @@ def _call(kind: str, item: Item, call_id: str, origin: Origin) -> Record:
     if kind == "mcp_tool_call":
         return _mcp_call(item, call_id, origin)
     if kind == "web_search":
-        query: dict[str, Any] = {"query": _str(item, "query")}
+        query: dict[str, Any] = {"query": text_or_empty(item.get("query"))}
         if isinstance(item.get("action"), dict):
             query["action"] = item["action"]
         return ToolCall(origin, call_id=call_id, name="web_search", input=query)
@@ -90,7 +90,7 @@ def _call(kind: str, item: Item, call_id: str, origin: Origin) -> Record:
 
 
 def _mcp_call(item: Item, call_id: str, origin: Origin) -> ToolCall:
-    name = f"{_str(item, 'server')}.{_str(item, 'tool')}"
+    name = f"{text_or_empty(item.get('server'))}.{text_or_empty(item.get('tool'))}"
     arguments = item.get("arguments")
     if isinstance(arguments, dict):
         return ToolCall(origin, call_id=call_id, name=name, input=arguments)
@@ -99,8 +99,8 @@ def _mcp_call(item: Item, call_id: str, origin: Origin) -> ToolCall:
 
 
 def _collab_call(item: Item, call_id: str, origin: Origin) -> Record:
-    tool = _str(item, "tool") or "collab"
-    prompt = _str(item, "prompt")
+    tool = text_or_empty(item.get("tool")) or "collab"
+    prompt = text_or_empty(item.get("prompt"))
     receivers = _receivers(item)
     if tool == "spawn_agent":
         member = receivers[0] if receivers else ""
@@ -128,7 +128,8 @@ def _result(kind: str, item: Item, call_id: str, origin: Origin) -> ToolResult:
 
 
 def _command_output(item: Item, failed: bool) -> tuple[str, bool]:
-    output, exited_badly = exit_output(item.get("exit_code"), _str(item, "aggregated_output"))
+    aggregated = text_or_empty(item.get("aggregated_output"))
+    output, exited_badly = exit_output(item.get("exit_code"), aggregated)
     if not output and item.get("status") == "declined":
         return "Declined", True
     return output, failed or exited_badly
@@ -178,11 +179,12 @@ def other_item(phase: str, item: Item, origin: Origin) -> Record:
     if phase != "completed":
         return Ignored(origin, kind=f"{kind} {phase}")
     if kind == "agent_message" or kind == "plan":
-        return AssistantText(origin, text=_str(item, "text"), message_id=_id(item))
+        return AssistantText(origin, text=text_or_empty(item.get("text")), message_id=_id(item))
     if kind == "reasoning":
-        return Thinking(origin, text=_str(item, "text"))
+        return Thinking(origin, text=text_or_empty(item.get("text")))
     if kind == "error":
-        return Notice(origin, kind="error", text=clip(_str(item, "message")), level="warning")
+        message = text_or_empty(item.get("message"))
+        return Notice(origin, kind="error", text=clip(message), level="warning")
     rest = {key: value for key, value in item.items() if key not in ("id", "type")}
     return Notice(origin, kind=kind, text=clip(f"Codex item {kind}: {json_text(rest)}"))
 
@@ -221,11 +223,3 @@ def _id(item: Item) -> str | None:
     value = item.get("id")
     return value if isinstance(value, str) and value else None
 
-
-def _str(obj: Item, key: str) -> str:
-    value = obj.get(key)
-    return value if isinstance(value, str) else ""
-
-
-def clip(text: str, limit: int = _CLIP) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"

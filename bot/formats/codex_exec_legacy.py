@@ -31,16 +31,14 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from bot.formats.codex_exec_items import clip, exit_output
-from bot.formats.common import as_int, json_text, remember, text_of
+from bot.formats.codex_exec_items import exit_output
+from bot.formats.common import remember, text_of
 from bot.records import (
     AssistantText,
     Ignored,
     Notice,
     Origin,
     Record,
-    ResultStatus,
-    SessionResult,
     SessionStarted,
     Thinking,
     Todo,
@@ -49,6 +47,8 @@ from bot.records import (
     ToolResult,
     UserText,
 )
+from bot.result_records import ResultStatus, SessionResult
+from bot.values import as_int, clip, dict_or_empty, json_text, text_or_empty, text_or_none
 
 Event = dict[str, Any]
 Tokens = tuple[int | None, int | None, int | None, int | None]  # input, cached, output, reasoning
@@ -108,7 +108,7 @@ class LegacyStream:
             self._prompt = prompt
             return [UserText(origin, text=prompt)]
         if is_config(obj):
-            model, cwd = _opt(obj.get("model")), _opt(obj.get("workdir"))
+            model, cwd = text_or_none(obj.get("model")), text_or_none(obj.get("workdir"))
             return [SessionStarted(origin, agent=self.agent, model=model, cwd=cwd)]
         return None
 
@@ -125,24 +125,24 @@ class LegacyStream:
     def _said(self, kind: str, msg: Event, origin: Origin) -> Record:
         """What the agent says or is told, and the notices."""
         if kind == "agent_message":
-            return AssistantText(origin, text=_str(msg, "message"))
+            return AssistantText(origin, text=text_or_empty(msg.get("message")))
         if kind == "agent_reasoning":
-            return Thinking(origin, text=_str(msg, "text"))
+            return Thinking(origin, text=text_or_empty(msg.get("text")))
         if kind == "user_message":
-            text = _str(msg, "message")
+            text = text_or_empty(msg.get("message"))
             return Ignored(origin, kind=kind) if text == self._prompt else UserText(origin, text)
         if kind == "plan_update":
             return TodoUpdate(origin, todos=_plan_todos(msg.get("plan")))
         if kind == "session_configured":
-            return SessionStarted(origin, agent=self.agent, model=_opt(msg.get("model")))
+            return SessionStarted(origin, agent=self.agent, model=text_or_none(msg.get("model")))
         if kind in _QUIET:
             return Ignored(origin, kind=kind)
         if kind in _APPROVALS:
-            what = " ".join(_command(msg.get("command"))) or _str(msg, "reason")
+            what = " ".join(_command(msg.get("command"))) or text_or_empty(msg.get("reason"))
             return Notice(origin, kind="approval", text=clip(f"Waiting for approval: {what}"),
                           level="warning")  # fmt: skip
         if kind == "stream_error" or kind == "background_event":
-            return Notice(origin, kind=kind, text=clip(_str(msg, "message")))
+            return Notice(origin, kind=kind, text=clip(text_or_empty(msg.get("message"))))
         rest = {key: value for key, value in msg.items() if key != "type"}
         return Notice(origin, kind=kind, text=clip(f"Codex event {kind}: {json_text(rest)}"))
 
@@ -153,12 +153,12 @@ class LegacyStream:
             self._tokens = _sum(self._tokens, tokens_of(usage))
             return Ignored(origin, kind=kind)
         if kind == "error":
-            self._error = _str(msg, "message") or "error"
+            self._error = text_or_empty(msg.get("message")) or "error"
             return Notice(origin, kind="error", text=clip(self._error), level="warning")
         if kind == "task_complete":
-            return self._result(origin, _opt(msg.get("last_agent_message")), None)
+            return self._result(origin, text_or_none(msg.get("last_agent_message")), None)
         if kind == "turn_aborted":
-            self._error = _str(msg, "reason") or "aborted"
+            self._error = text_or_empty(msg.get("reason")) or "aborted"
             return self._result(origin, None, "aborted")
         if kind != "task_started":
             return self._said(kind, msg, origin)
@@ -181,7 +181,7 @@ class LegacyStream:
         )
 
     def _tool_event(self, kind: str, msg: Event, origin: Origin) -> list[Record] | None:
-        call_id = _str(msg, "call_id")
+        call_id = text_or_empty(msg.get("call_id"))
         tool = kind.rsplit("_", 1)[0]
         if kind.endswith("_begin"):
             remember(self._open, call_id, None, _MAX_OPEN)
@@ -207,24 +207,29 @@ def _call(tool: str, msg: Event, call_id: str, origin: Origin) -> Record:
     if tool == "mcp_tool_call":
         invocation = msg.get("invocation")
         called: Event = invocation if isinstance(invocation, dict) else msg  # older: at the top
-        name = f"{_str(called, 'server')}.{_str(called, 'tool')}"
+        name = f"{text_or_empty(called.get('server'))}.{text_or_empty(called.get('tool'))}"
         given = called.get("arguments")
-        return ToolCall(origin, call_id=call_id, name=name, input=_dict(given))
+        return ToolCall(origin, call_id=call_id, name=name, input=dict_or_empty(given))
     if tool == "web_search":
-        query = {"query": _str(msg, "query")}
+        query = {"query": text_or_empty(msg.get("query"))}
         return ToolCall(origin, call_id=call_id, name="web_search", input=query)
     rest = {key: value for key, value in msg.items() if key != "type"}
     return ToolCall(origin, call_id=call_id, name=tool, input=rest)
+
+
+def _joined(stdout: object, stderr: object) -> str:
+    """A command's output and its errors, one after the other."""
+    return "\n".join([t for t in (text_or_empty(stdout), text_or_empty(stderr)) if t])
 
 
 def _result(tool: str, msg: Event, call_id: str, origin: Origin) -> ToolResult:
     if tool == "exec_command":
         output = msg.get("aggregated_output")
         if not isinstance(output, str) or not output:
-            output = "\n".join([t for t in (_str(msg, "stdout"), _str(msg, "stderr")) if t])
+            output = _joined(msg.get("stdout"), msg.get("stderr"))
         text, failed = exit_output(msg.get("exit_code"), output)
     elif tool == "patch_apply":
-        text = "\n".join([t for t in (_str(msg, "stdout"), _str(msg, "stderr")) if t])
+        text = _joined(msg.get("stdout"), msg.get("stderr"))
         failed = msg.get("success") is not True
     elif tool == "mcp_tool_call":
         text, failed = _mcp_result(msg)
@@ -290,15 +295,3 @@ def _add(total: int | None, more: int | None) -> int | None:
         return total
     return more if total is None else total + more
 
-
-def _str(obj: dict[str, Any], key: str) -> str:
-    value = obj.get(key)
-    return value if isinstance(value, str) else ""
-
-
-def _dict(value: object) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _opt(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None

@@ -46,7 +46,7 @@ from mypy_extensions import mypyc_attr
 from bot.formats import codex_rollout_tools as tools
 from bot.formats.codex_rollout_texts import Texts
 from bot.formats.codex_rollout_turns import Tokens, is_exec_run, run_result
-from bot.formats.common import as_int, to_utc, turn_notice
+from bot.formats.common import to_utc, turn_notice
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
 from bot.records import (
@@ -58,8 +58,9 @@ from bot.records import (
     Record,
     SessionStarted,
     SubagentLink,
-    TurnEnded,
 )
+from bot.result_records import TurnEnded
+from bot.values import as_int, text_or_empty
 
 FAMILY = "codex-rollout"
 AGENT = "Codex"
@@ -165,7 +166,7 @@ class Parser(LineParser):
         elif kind == "turn_context":
             self._turn_context(payload, origin, out)
         elif kind == "compacted":
-            out.append(Compaction(origin, summary=_text(payload.get("message")) or None))
+            out.append(Compaction(origin, summary=text_or_empty(payload.get("message")) or None))
         elif kind in _QUIET_LINES:
             out.append(Ignored(origin, kind=kind))
         else:
@@ -175,14 +176,14 @@ class Parser(LineParser):
     # -- the session ----------------------------------------------------------------------
 
     def _session_meta(self, payload: dict[str, Any], origin: Origin, out: Out) -> Out:
-        thread = _text(payload.get("id")) or _text(payload.get("session_id"))
+        thread = text_or_empty(payload.get("id")) or text_or_empty(payload.get("session_id"))
         if self._named or not thread:  # a forked file repeats its source's session_meta
             out.append(Ignored(origin, kind="session_meta"))
             return out
         self._named = True
-        self._cwd = _text(payload.get("cwd")) or self._cwd
-        self._version = _text(payload.get("cli_version")) or self._version
-        originator = _text(payload.get("originator"))
+        self._cwd = text_or_empty(payload.get("cwd")) or self._cwd
+        self._version = text_or_empty(payload.get("cli_version")) or self._version
+        originator = text_or_empty(payload.get("originator"))
         self._agent = _agent_name(originator)
         self._exec = is_exec_run(payload.get("source"), originator)
         parent = _parent_thread(payload)
@@ -202,8 +203,8 @@ class Parser(LineParser):
                                   version=self._version))  # fmt: skip
 
     def _turn_context(self, payload: dict[str, Any], origin: Origin, out: Out) -> None:
-        model = _text(payload.get("model"))
-        self._cwd = _text(payload.get("cwd")) or self._cwd
+        model = text_or_empty(payload.get("model"))
+        self._cwd = text_or_empty(payload.get("cwd")) or self._cwd
         changed = bool(model) and model != self._model
         self._model = model or self._model
         if self._subagent is None and (changed or not self._started):
@@ -274,18 +275,18 @@ class Parser(LineParser):
         elif kind == "collab_agent_spawn_end":
             tools.spawn_end(payload, origin, calls, out)
         elif kind in _COLLAB_ENDS:
-            if calls.is_open(_text(payload.get("call_id"))):
+            if calls.is_open(text_or_empty(payload.get("call_id"))):
                 tools.collab_end(payload, origin, calls, out)
             else:
                 out.append(Ignored(origin, kind=kind))
         elif kind == "patch_apply_end":
-            call_id = _text(payload.get("call_id"))
+            call_id = text_or_empty(payload.get("call_id"))
             if payload.get("success") is False and calls.is_open(call_id):
                 calls.patch_failed(call_id)
             out.append(Ignored(origin, kind=kind))  # its call's output says the same
         else:
             notice_kind, level = _NOTICES.get(kind, (kind, "info"))
-            text = _text(payload.get("message")) or _event_text(kind, payload)
+            text = text_or_empty(payload.get("message")) or _event_text(kind, payload)
             out.append(_notice(origin, notice_kind, text, level))
 
     def _answered(self, payload: dict[str, Any], origin: Origin, out: Out) -> None:
@@ -307,7 +308,7 @@ class Parser(LineParser):
     def _result(self, kind: str, payload: dict[str, Any], origin: Origin, out: Out) -> None:
         self._turn_events = True
         aborted = kind == "turn_aborted"
-        reason = _text(payload.get("reason")) or "no reason given"
+        reason = text_or_empty(payload.get("reason")) or "no reason given"
         if self._subagent is not None:  # a sub-agent's turn is not the session's
             text = f"The sub-agent's turn was aborted ({reason})."
             out.append(_notice(origin, "aborted", text, "warning") if aborted else
@@ -324,7 +325,7 @@ class Parser(LineParser):
     def _turn_ended(self, payload: dict[str, Any], origin: Origin, out: Out) -> None:
         """A turn of an interactive thread ended: its final answer (when no message said it),
         its time and tokens said, then the end itself."""
-        answer = _text(payload.get("last_agent_message"))
+        answer = text_or_empty(payload.get("last_agent_message"))
         if answer.strip():
             self._texts.final_answer(answer, origin, out)
         duration = as_int(payload.get("duration_ms"))
@@ -342,9 +343,9 @@ def _parent_thread(payload: dict[str, Any]) -> str:
     subagent = source.get("subagent") if isinstance(source, dict) else None
     spawn = subagent.get("thread_spawn") if isinstance(subagent, dict) else None
     if isinstance(spawn, dict):
-        return _text(spawn.get("parent_thread_id"))
+        return text_or_empty(spawn.get("parent_thread_id"))
     if payload.get("thread_source") == "subagent":
-        return _text(payload.get("parent_thread_id"))
+        return text_or_empty(payload.get("parent_thread_id"))
     return ""
 
 
@@ -365,10 +366,6 @@ def _event_text(kind: str, payload: dict[str, Any]) -> str:
 
 def _notice(origin: Origin, kind: str, text: str, level: str = "info") -> Notice:
     return Notice(origin, kind=kind, text=text, level=level)
-
-
-def _text(value: object) -> str:
-    return value if isinstance(value, str) else ""
 
 
 FORMAT: Final[LogFormat] = LogFormat(

@@ -17,7 +17,8 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
-from bot.formats.common import as_int, json_text, loads_maybe, text_of
+from bot.formats.common import loads_maybe, text_of
+from bot.values import as_int, json_text
 
 _STATUS_LINE: Final = re.compile(r"^(?:Process exited with code|Exit code:)\s*(-?\d+)\s*$")
 _HEADER_LINES: Final = 8  # a status header (Chunk ID, Wall time, exit code...) before "Output:"

@@ -27,7 +27,7 @@ from typing import Any, Final
 from mypy_extensions import mypyc_attr
 
 from bot.formats.codex_rollout_outputs import failed_status, mcp_result, output_of, status_text
-from bot.formats.common import json_text, loads_maybe, remember, text_of
+from bot.formats.common import loads_maybe, remember, text_of
 from bot.records import (
     Delegation,
     Ignored,
@@ -39,6 +39,7 @@ from bot.records import (
     ToolCall,
     ToolResult,
 )
+from bot.values import json_text, text_or_empty
 
 MAX_CALLS: Final = 10_000  # calls awaiting a result, and calls answered, remembered
 _SHELLS: Final = ("bash", "zsh", "sh", "/bin/bash", "/bin/zsh", "/bin/sh", "pwsh", "powershell")
@@ -96,8 +97,8 @@ class Calls:
 
 def function_call(payload: dict[str, Any], origin: Origin, calls: Calls, out: Out) -> None:
     call_id = _call_id(payload)
-    name = _text(payload.get("name"))
-    namespace = _text(payload.get("namespace"))
+    name = text_or_empty(payload.get("name"))
+    namespace = text_or_empty(payload.get("namespace"))
     full_name = namespace + name if namespace else name
     raw = payload.get("arguments")
     parsed = loads_maybe(raw) if isinstance(raw, str) else raw
@@ -105,21 +106,21 @@ def function_call(payload: dict[str, Any], origin: Origin, calls: Calls, out: Ou
     raw_input = raw if isinstance(raw, str) and not args and raw.strip() not in ("", "{}") else None
     calls.opened(call_id, full_name)
     if name == "spawn_agent":
-        member = _text(args.get("agent_type")) or "agent"
-        task = _text(args.get("message")) or text_of(args.get("items"))
+        member = text_or_empty(args.get("agent_type")) or "agent"
+        task = text_or_empty(args.get("message")) or text_of(args.get("items"))
         out.append(Delegation(origin, call_id=call_id, member=member, task=task))
         return
     if name in ("shell", "container.exec", "local_shell"):
         args = _shell_input(args)
     elif name == "apply_patch":
-        args = _patch_input(_text(args.get("input")), args)
+        args = _patch_input(text_or_empty(args.get("input")), args)
     out.append(ToolCall(origin, call_id=call_id, name=full_name, input=args, raw_input=raw_input))
     if name == "update_plan" and isinstance(args.get("plan"), list):
         out.append(TodoUpdate(origin, todos=_plan(args["plan"]), call_id=call_id))
 
 
 def custom_tool_call(payload: dict[str, Any], origin: Origin, calls: Calls, out: Out) -> None:
-    call_id, name = _call_id(payload), _text(payload.get("name"))
+    call_id, name = _call_id(payload), text_or_empty(payload.get("name"))
     given = payload.get("input")
     text = given if isinstance(given, str) else json_text(given)
     if name == "apply_patch":
@@ -152,7 +153,7 @@ def finished_call(
     args = dict(action) if isinstance(action, dict) else {}
     if kind == "image_generation_call" and isinstance(prompt := payload.get("revised_prompt"), str):
         args["prompt"] = prompt
-    status = _text(payload.get("status")) or "completed"
+    status = text_or_empty(payload.get("status")) or "completed"
     out.append(ToolCall(origin, call_id=call_id, name=name, input=args))
     if kind == "tool_search_call" and _call_id(payload):  # its output comes as an item
         calls.opened(call_id, name)
@@ -193,7 +194,7 @@ def mcp_call_end(payload: dict[str, Any], origin: Origin, calls: Calls, out: Out
     call_id = _call_id(payload)
     invocation = payload.get("invocation")
     invocation = invocation if isinstance(invocation, dict) else {}
-    server, tool = _text(invocation.get("server")), _text(invocation.get("tool"))
+    server, tool = text_or_empty(invocation.get("server")), text_or_empty(invocation.get("tool"))
     name = f"mcp__{server}__{tool}" if server else tool
     if not calls.known(call_id):
         given = invocation.get("arguments")
@@ -207,9 +208,9 @@ def mcp_call_end(payload: dict[str, Any], origin: Origin, calls: Calls, out: Out
 def spawn_end(payload: dict[str, Any], origin: Origin, calls: Calls, out: Out) -> None:
     """``collab_agent_spawn_end``: the sub-agent's thread (linked to the call) or the failure."""
     call_id = _call_id(payload)
-    agent = _text(payload.get("new_thread_id"))
-    role = _text(payload.get("new_agent_role")) or "agent"
-    nickname = _text(payload.get("new_agent_nickname"))
+    agent = text_or_empty(payload.get("new_thread_id"))
+    role = text_or_empty(payload.get("new_agent_role")) or "agent"
+    nickname = text_or_empty(payload.get("new_agent_nickname"))
     if agent:
         out.append(SubagentLink(origin, agent_id=agent, call_id=call_id))
         who = f"{role} {nickname}".strip() if nickname else role
@@ -229,8 +230,9 @@ def collab_end(payload: dict[str, Any], origin: Origin, calls: Calls, out: Out) 
     if isinstance(statuses, list):
         for entry in statuses:
             if isinstance(entry, dict):
-                agent = _text(entry.get("thread_id")) or _text(entry.get("agent_id"))
-                role = _text(entry.get("agent_role"))
+                thread = text_or_empty(entry.get("thread_id"))
+                agent = thread or text_or_empty(entry.get("agent_id"))
+                role = text_or_empty(entry.get("agent_role"))
                 status = entry.get("status")
                 lines.append(" ".join([p for p in (role, agent, status_text(status)) if p]))
                 failed = failed or failed_status(status)
@@ -259,7 +261,7 @@ def _result(
 
 def _spawned_agent(text: str) -> str:
     parsed = loads_maybe(text)
-    return _text(parsed.get("agent_id")) if isinstance(parsed, dict) else ""
+    return text_or_empty(parsed.get("agent_id")) if isinstance(parsed, dict) else ""
 
 
 # -- inputs ----------------------------------------------------------------------------------
@@ -312,13 +314,11 @@ def _plan(items: list[Any]) -> tuple[Todo, ...]:
     todos: list[Todo] = []
     for item in items:
         if isinstance(item, dict):
-            todos.append(Todo(_text(item.get("step")), _text(item.get("status")) or "pending"))
+            status = text_or_empty(item.get("status")) or "pending"
+            todos.append(Todo(text_or_empty(item.get("step")), status))
     return tuple(todos)
 
 
 def _call_id(payload: dict[str, Any]) -> str:
-    return _text(payload.get("call_id")) or _text(payload.get("id"))
+    return text_or_empty(payload.get("call_id")) or text_or_empty(payload.get("id"))
 
-
-def _text(value: object) -> str:
-    return value if isinstance(value, str) else ""

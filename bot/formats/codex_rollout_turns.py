@@ -8,8 +8,9 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from bot.formats.common import as_int
-from bot.records import Origin, ResultStatus, SessionResult
+from bot.records import Origin
+from bot.result_records import ResultStatus, SessionResult
+from bot.values import as_int, text_or_empty
 
 _USAGE_KEYS: Final = ("input_tokens", "cached_input_tokens", "output_tokens",
                       "reasoning_output_tokens")  # fmt: skip
@@ -82,7 +83,7 @@ def run_result(
 ) -> SessionResult:
     """The result of a ``codex exec`` run: ``task_complete`` (succeeded, its last message, its
     time, the session's tokens so far) or ``turn_aborted`` (failed, "aborted")."""
-    text = None if aborted else _text(payload.get("last_agent_message")) or None
+    text = None if aborted else text_or_empty(payload.get("last_agent_message")) or None
     fresh, cached, output, reasoning = tokens.figures()
     return SessionResult(
         origin,
@@ -98,6 +99,3 @@ def run_result(
         models=(model,) if model else (),
     )
 
-
-def _text(value: object) -> str:
-    return value if isinstance(value, str) else ""

@@ -9,6 +9,7 @@ from typing import Any, Final, TypeVar
 import orjson
 
 from bot.records import Notice, Origin, Todo
+from bot.values import TOO_DEEP, as_int, json_text, text_or_none
 
 V = TypeVar("V")
 
@@ -97,25 +98,6 @@ def loads_maybe(value: object) -> Any:
     return value
 
 
-def as_int(value: object) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float):
-        return int(value)
-    return None
-
-
-def as_float(value: object) -> float | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return float(value)
-    return None
-
-
-TOO_DEEP: Final = "[nested too deep to show]"
 _MAX_DEPTH: Final = 64
 
 
@@ -140,23 +122,6 @@ def _capped(value: Any, depth: int) -> Any:
     return {key: _capped(item, depth + 1) for key, item in value.items()}
 
 
-def json_text(value: object) -> str:
-    """``value`` as compact JSON text, whatever it holds: integers past 64 bits, non-string
-    keys and other values orjson refuses are written as Python would show them."""
-    try:
-        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS, default=str).decode()
-    except TypeError:  # also a value nested deeper than orjson writes
-        pass
-    try:
-        return repr(value)
-    except RecursionError:
-        return TOO_DEEP
-
-
-def _optional_text(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
 def todos_of(items: object) -> tuple[Todo, ...]:
     """A TodoWrite list: current items (content/status/activeForm) or old ones (id/priority).
     Anything that is not a list of objects gives no todos."""
@@ -169,8 +134,8 @@ def todos_of(items: object) -> tuple[Todo, ...]:
                 Todo(  # positional (content, status, active_form, priority): half the cost
                     str(item.get("content") or ""),
                     str(item.get("status") or "pending"),
-                    _optional_text(item.get("activeForm")),
-                    _optional_text(item.get("priority")),
+                    text_or_none(item.get("activeForm")),
+                    text_or_none(item.get("priority")),
                 )
             )
     return tuple(todos)
@@ -185,24 +150,6 @@ def remember(table: OrderedDict[str, V], key: str, value: V, cap: int) -> None:
     table[key] = value
     if len(table) > cap:
         table.popitem(last=False)
-
-
-def one_clean_line(text: str) -> bool:
-    """Printable, single-spaced and trimmed: collapsing its white space (or cleaning it for a
-    message) would return it as it is, so it need not be copied. Every white space character
-    that ``str.split`` splits on, but the space, is unprintable."""
-    if text.startswith(" ") or text.endswith(" ") or "  " in text:
-        return False
-    if len(text) > _BYTES_FROM and text.isascii():
-        # ASCII is printable but for the C0 controls and DEL: made all DEL as bytes, looked
-        # for as an int (one `memchr`), cheaper than `isprintable`'s look-up per character.
-        return _DEL not in text.encode("ascii").translate(_CONTROLS_AS_DEL)
-    return text.isprintable()
-
-
-_CONTROLS_AS_DEL: Final = bytes([127 if byte < 32 else byte for byte in range(256)])
-_DEL: Final = 127
-_BYTES_FROM: Final = 24  # shorter texts: isprintable costs less than the three calls
 
 
 def add_count(total: int | None, value: object) -> int | None:

@@ -22,20 +22,13 @@ from mypy_extensions import mypyc_attr
 
 from bot.formats import cursor_stream_tools as tools
 from bot.formats.claude_stream_dialects import error_text
-from bot.formats.claude_stream_notices import clip, ignored, notice, opt_text, summary
-from bot.formats.common import as_int, remember, text_of, to_utc
+from bot.formats.claude_stream_notices import ignored, notice, summary
+from bot.formats.common import remember, text_of, to_utc
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
-from bot.records import (
-    AssistantText,
-    Origin,
-    Record,
-    ResultStatus,
-    SessionResult,
-    SessionStarted,
-    Thinking,
-    UserText,
-)
+from bot.records import AssistantText, Origin, Record, SessionStarted, Thinking, UserText
+from bot.result_records import ResultStatus, SessionResult
+from bot.values import as_int, clip, text_or_none
 
 FAMILY: Final = "cursor-stream-json"
 AGENT: Final = "Cursor"
@@ -164,7 +157,7 @@ class Parser(LineParser):
         text = text_of(message.get("content"))
         if not text:
             return []
-        call = opt_text(obj.get("model_call_id"))
+        call = text_or_none(obj.get("model_call_id"))
         if call is None and "timestamp_ms" in obj:  # a delta of --stream-partial-output
             self._segment += text
             self._turn += text
@@ -204,26 +197,26 @@ def _user(obj: Line, origin: Origin) -> list[Record] | None:
 
 
 def _system(obj: Line, origin: Origin) -> Record:
-    subtype = opt_text(obj.get("subtype")) or "system"
+    subtype = text_or_none(obj.get("subtype")) or "system"
     if subtype != "init":
         return notice(origin, subtype, summary(subtype, obj))
     return SessionStarted(
         origin,
         agent=AGENT,
-        model=opt_text(obj.get("model")),
-        cwd=opt_text(obj.get("cwd")),
+        model=text_or_none(obj.get("model")),
+        cwd=text_or_none(obj.get("cwd")),
     )
 
 
 def _result(obj: Line, origin: Origin) -> SessionResult:
-    subtype = opt_text(obj.get("subtype"))
+    subtype = text_or_none(obj.get("subtype"))
     failed = obj.get("is_error") is True or (subtype is not None and subtype != "success")
     error = error_text(obj.get("error"))
     return SessionResult(
         origin,
         status=ResultStatus.FAILED if failed else ResultStatus.SUCCEEDED,
         subtype=subtype,
-        text=opt_text(obj.get("result")),
+        text=text_or_none(obj.get("result")),
         error=clip(error) if error else None,
         duration_ms=as_int(obj.get("duration_ms")),
         duration_api_ms=as_int(obj.get("duration_api_ms")),

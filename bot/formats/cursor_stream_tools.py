@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from bot.formats.common import as_int, json_text, loads_maybe, todos_of
+from bot.formats.common import loads_maybe, todos_of
 from bot.records import Origin, Record, TodoUpdate, ToolCall, ToolResult
+from bot.values import as_int, json_text
 
 _SUFFIX: Final = "ToolCall"
 _TODO_KINDS: Final = ("updateTodosToolCall", "todoWriteToolCall", "todoToolCall")

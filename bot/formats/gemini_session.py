@@ -45,7 +45,7 @@ from typing import Any, Final
 from mypy_extensions import mypyc_attr
 
 from bot.formats.common import remember, text_of, to_utc
-from bot.formats.gemini_tools import PENDING, call_records, call_result, text_or_none
+from bot.formats.gemini_tools import PENDING, call_records, call_result
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
 from bot.records import (
@@ -57,9 +57,10 @@ from bot.records import (
     SessionStarted,
     SubagentLink,
     Thinking,
-    TurnEnded,
     UserText,
 )
+from bot.result_records import TurnEnded
+from bot.values import text_or_none
 
 FAMILY = "gemini-session"
 AGENT = "Gemini CLI"

@@ -29,8 +29,8 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from bot.formats.common import as_int, json_text, remember, text_of, to_utc
-from bot.formats.gemini_tools import call_records, text_or_none
+from bot.formats.common import remember, text_of, to_utc
+from bot.formats.gemini_tools import call_records
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
 from bot.records import (
@@ -39,12 +39,12 @@ from bot.records import (
     Notice,
     Origin,
     Record,
-    ResultStatus,
-    SessionResult,
     SessionStarted,
     ToolResult,
     UserText,
 )
+from bot.result_records import ResultStatus, SessionResult
+from bot.values import as_int, clip, json_text, text_or_none
 
 FAMILY = "gemini-stream-json"
 AGENT = "Gemini CLI"
@@ -54,7 +54,6 @@ _LEVELS: Final = ("warning", "error")
 _CLAUDE_RESULT_KEYS: Final = ("subtype", "is_error", "session_id")  # what a Claude result has
 BENIGN_ERROR: Final = "empty response or malformed tool call"
 _MAX_CALLS: Final = 1024  # tool names remembered for their results
-_CLIP: Final = 300
 
 Line = dict[str, Any]
 
@@ -118,7 +117,7 @@ class Parser(LineParser):
             return [self._result(obj, origin)]
         if kind == "init":
             return [_started(obj, origin)]
-        return [Notice(origin, kind=kind, text=_clip(f"{kind}: {json_text(obj)}"))]
+        return [Notice(origin, kind=kind, text=clip(f"{kind}: {json_text(obj)}"))]
 
     def _message(self, obj: Line, origin: Origin) -> Record:
         text = text_of(obj.get("content"))
@@ -129,7 +128,7 @@ class Parser(LineParser):
                 return Ignored(origin, kind="empty user message")
             return UserText(origin, text=text)
         if role != "assistant":
-            return Notice(origin, kind="message", text=_clip(f"{role}: {text}"))
+            return Notice(origin, kind="message", text=clip(f"{role}: {text}"))
         if not text:
             return Ignored(origin, kind="empty assistant message")
         self._answered = self._answered or not text.isspace()
@@ -164,8 +163,8 @@ class Parser(LineParser):
         level = severity if isinstance(severity, str) and severity in _LEVELS else "warning"
         if level == "error" and self._benign(message):
             # the answer is complete: only the step after it came back empty
-            return Notice(origin, kind="trailing_error", text=_clip(message), level="warning")
-        return Notice(origin, kind=level, text=_clip(message), level=level)
+            return Notice(origin, kind="trailing_error", text=clip(message), level="warning")
+        return Notice(origin, kind=level, text=clip(message), level=level)
 
     def _result(self, obj: Line, origin: Origin) -> SessionResult:
         status = text_or_none(obj.get("status"))
@@ -210,7 +209,7 @@ def _session_result(
         origin,
         status=ResultStatus.SUCCEEDED if succeeded else ResultStatus.FAILED,
         subtype=subtype,
-        error=_clip(error, 1500) if error else None,
+        error=clip(error, 1500) if error else None,
         duration_ms=as_int(stats.get("duration_ms")),
         input_tokens=_fresh_input(stats),
         output_tokens=as_int(stats.get("output_tokens")),
@@ -229,10 +228,6 @@ def _fresh_input(stats: Line) -> int | None:
     if total is not None and cached is not None:
         return max(total - cached, 0)
     return total
-
-
-def _clip(text: str, limit: int = _CLIP) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 FORMAT: Final[LogFormat] = LogFormat(

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from bot.formats.common import json_text, loads_maybe, text_of
+from bot.formats.common import loads_maybe, text_of
 from bot.records import Delegation, Origin, Record, Todo, TodoUpdate, ToolCall, ToolResult
+from bot.values import json_text
 
 # Tuples, not sets: membership by equality never fails on an unhashable JSON value.
 AGENT_TOOLS: Final = ("invoke_agent", "delegate_to_agent")
@@ -52,11 +53,6 @@ def call_records(origin: Origin, call_id: str, name: str, arguments: object) -> 
         todos = TodoUpdate(origin, todos=todos_of(parsed["todos"]), call_id=call_id or None)
         return [call, todos]
     return [call]
-
-
-def text_or_none(value: object) -> str | None:
-    """A non-empty string, or None."""
-    return value if isinstance(value, str) and value else None
 
 
 def todos_of(items: list[Any]) -> tuple[Todo, ...]:

@@ -35,7 +35,7 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from bot.formats.common import as_int, loads_maybe, text_of, to_utc, turn_notice
+from bot.formats.common import loads_maybe, text_of, to_utc, turn_notice
 from bot.formats.kimi_wire_types import KNOWN_TYPES, QUIET_TYPES, Usage, error_text
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
@@ -50,9 +50,10 @@ from bot.records import (
     Thinking,
     ToolCall,
     ToolResult,
-    TurnEnded,
     UserText,
 )
+from bot.result_records import TurnEnded
+from bot.values import as_int, text_or_none
 
 FAMILY = "kimi-wire"
 AGENT = "Kimi Code"
@@ -117,7 +118,7 @@ class Parser(LineParser):
         if not self._started:
             self._started = True
             version = obj.get("app_version") if kind == "metadata" else None
-            out.append(SessionStarted(origin, agent=AGENT, version=_opt_str(version)))
+            out.append(SessionStarted(origin, agent=AGENT, version=text_or_none(version)))
         if kind == "context.append_loop_event":
             _loop_event(obj.get("event"), origin, out)
         elif kind == "turn.prompt" or kind == "turn.steer":
@@ -141,11 +142,11 @@ class Parser(LineParser):
         return []
 
     def _settings(self, obj: dict[str, Any], kind: str, origin: Origin, out: Out) -> None:
-        model = _opt_str(obj.get("modelAlias"))
-        cwd = _opt_str(obj.get("cwd"))
+        model = text_or_none(obj.get("modelAlias"))
+        cwd = text_or_none(obj.get("cwd"))
         disclosure = obj.get("environmentDisclosure")
         if cwd is None and isinstance(disclosure, dict):
-            cwd = _opt_str(disclosure.get("cwd"))
+            cwd = text_or_none(disclosure.get("cwd"))
         if model is None and cwd is None:
             out.append(Ignored(origin, kind=kind))
             return
@@ -180,7 +181,7 @@ class Parser(LineParser):
             out.append(Ignored(origin, kind=f"{role} message"))
 
     def _usage_record(self, obj: dict[str, Any], origin: Origin, out: Out) -> None:
-        model = _opt_str(obj.get("model"))
+        model = text_or_none(obj.get("model"))
         self._usage.add(obj.get("usage"), model)
         if model is not None and not self._has_model:
             self._has_model = True
@@ -190,7 +191,7 @@ class Parser(LineParser):
 
     def _turn_ended(self, obj: dict[str, Any], origin: Origin, out: Out) -> None:
         """A turn ended: how (its notice, with the turn's time and tokens), then the end."""
-        reason = _opt_str(obj.get("reason"))
+        reason = text_or_none(obj.get("reason"))
         said, level = _TURN_ENDS.get(reason or "", (f"Ended ({reason or 'no reason given'})",
                                                     "warning"))  # fmt: skip
         error = error_text(obj.get("error"))
@@ -221,8 +222,8 @@ def _loop_event(event: object, origin: Origin, out: Out) -> None:
 
 
 def _tool_call(event: dict[str, Any], origin: Origin) -> ToolCall:
-    call_id = _opt_str(event.get("toolCallId")) or str(event.get("uuid") or "")
-    name = _opt_str(event.get("name")) or "tool"
+    call_id = text_or_none(event.get("toolCallId")) or str(event.get("uuid") or "")
+    name = text_or_none(event.get("name")) or "tool"
     raw = event.get("args")
     args = loads_maybe(raw) if isinstance(raw, str) else raw
     given = args if isinstance(args, dict) else None
@@ -231,7 +232,7 @@ def _tool_call(event: dict[str, Any], origin: Origin) -> ToolCall:
 
 
 def _tool_result(event: dict[str, Any], origin: Origin) -> ToolResult:
-    call_id = _opt_str(event.get("toolCallId")) or str(event.get("parentUuid") or "")
+    call_id = text_or_none(event.get("toolCallId")) or str(event.get("parentUuid") or "")
     result = event.get("result")
     if not isinstance(result, dict):
         return ToolResult(origin, call_id=call_id, output=text_of(result))
@@ -275,10 +276,6 @@ def _other(obj: dict[str, Any], kind: str, origin: Origin) -> Record:
 
 def _is_epoch(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
-
-
-def _opt_str(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 FORMAT: Final[LogFormat] = LogFormat(

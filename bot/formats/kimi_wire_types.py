@@ -8,7 +8,7 @@ from typing import Final
 
 from mypy_extensions import mypyc_attr
 
-from bot.formats.common import as_int
+from bot.values import as_int
 
 # Records a reader never wants: settings, bookkeeping, plans, modes, tasks, token counting.
 QUIET_TYPES: Final = frozenset(

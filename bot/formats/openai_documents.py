@@ -19,8 +19,10 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from bot.formats.common import as_float, as_int, loads_maybe, text_of
-from bot.records import Origin, ResultStatus, SessionResult
+from bot.formats.common import loads_maybe, text_of
+from bot.records import Origin
+from bot.result_records import ResultStatus, SessionResult
+from bot.values import as_float, as_int
 
 SWE_AGENT = "SWE-agent"
 SUNA = "Suna agent"

@@ -45,6 +45,7 @@ from bot.records import (
     ToolResult,
     UserText,
 )
+from bot.values import blank
 
 FAMILY = "openai-messages"
 AGENT = "OpenAI-style agent"
@@ -302,7 +303,7 @@ def _assistant(
 ) -> None:
     before = len(out)
     reasoning = message.get("reasoning_content") or message.get("reasoning")
-    if isinstance(reasoning, str) and not _blank(reasoning):
+    if isinstance(reasoning, str) and not blank(reasoning):
         out.append(Thinking(origin, text=reasoning))
     text = _assistant_text(message)
     if text:
@@ -324,10 +325,10 @@ def _assistant_text(message: dict[str, Any]) -> str:
     fallback. Empty when there is nothing but whitespace."""
     content = message.get("content")
     text = content if isinstance(content, str) else text_of(content)
-    if not _blank(text):
+    if not blank(text):
         return text
     thought = message.get("thought")
-    return thought if isinstance(thought, str) and not _blank(thought) else ""
+    return thought if isinstance(thought, str) and not blank(thought) else ""
 
 
 def _tool_call(
@@ -388,11 +389,6 @@ def _trim(table: OrderedDict[str, Any], limit: int) -> None:
     ``OrderedDict``: see ``common.remember``)."""
     if len(table) > limit:
         table.popitem(last=False)
-
-
-def _blank(text: str) -> bool:
-    """Empty or only whitespace (without copying a long text as ``strip`` would)."""
-    return not text or text.isspace()
 
 
 FORMAT: Final[LogFormat] = LogFormat(

@@ -35,16 +35,7 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from bot.formats.common import (
-    add_count,
-    as_float,
-    as_int,
-    json_text,
-    remember,
-    text_of,
-    to_utc,
-    todos_of,
-)
+from bot.formats.common import add_count, remember, text_of, to_utc, todos_of
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
 from bot.records import (
@@ -53,10 +44,7 @@ from bot.records import (
     Ignored,
     Notice,
     Origin,
-    PermissionDenial,
     Record,
-    ResultStatus,
-    SessionResult,
     SessionStarted,
     SubagentLink,
     Thinking,
@@ -64,6 +52,8 @@ from bot.records import (
     ToolCall,
     ToolResult,
 )
+from bot.result_records import PermissionDenial, ResultStatus, SessionResult
+from bot.values import as_float, as_int, clip, dict_or_empty, json_text, text_or_none
 
 FAMILY = "opencode-json"
 AGENT = "OpenCode"
@@ -72,7 +62,6 @@ AGENT = "OpenCode"
 _PART_TYPES: Final = ("step_start", "step_finish", "text", "reasoning", "tool_use")
 _ENDED: Final = ("completed", "error")
 _MAX_SESSIONS: Final = 256
-_CLIP: Final = 300
 _ONE_MS: Final = timedelta(milliseconds=1)
 
 Line = dict[str, Any]
@@ -189,7 +178,7 @@ class Parser(LineParser):
         elif kind == "done":
             out.append(_done(obj, steps, origin))
         else:  # a type newer than this module
-            out.append(Notice(origin, kind=kind, text=_clip(f"{kind}: {json_text(obj)}")))
+            out.append(Notice(origin, kind=kind, text=clip(f"{kind}: {json_text(obj)}")))
         return out
 
 
@@ -233,10 +222,10 @@ def _tool_use(part: Line, origin: Origin, out: list[Record]) -> None:
     call_id = call if isinstance(call, str) else ""
     tool = part.get("tool")
     name = tool if isinstance(tool, str) else ""
-    state = _dict(part.get("state"))
+    state = dict_or_empty(part.get("state"))
     given = state.get("input")
     arguments = given if isinstance(given, dict) else {}
-    metadata = _dict(state.get("metadata"))
+    metadata = dict_or_empty(state.get("metadata"))
     if name == "task":
         out.append(_delegation(call_id, arguments, origin))
         child = metadata.get("sessionId")
@@ -283,10 +272,10 @@ def _tool_result(
 
 def _error(error: object, steps: _Steps, origin: Origin) -> SessionResult:
     """The session failed: ``{name, data: {message, statusCode, …}}``, or a bare text."""
-    details = _dict(error)
+    details = dict_or_empty(error)
     name = details.get("name")
     subtype = name if isinstance(name, str) and name else None
-    data = _dict(details.get("data"))
+    data = dict_or_empty(details.get("data"))
     message = data.get("message") or details.get("message")
     if isinstance(message, str) and message:
         text: str | None = message
@@ -295,7 +284,7 @@ def _error(error: object, steps: _Steps, origin: Origin) -> SessionResult:
     else:
         text = subtype
     steps.last_text = None  # the answer so far is not the outcome of a failed session
-    return steps.result(origin, True, subtype, _clip(text) if text else None)
+    return steps.result(origin, True, subtype, clip(text) if text else None)
 
 
 def _done(obj: Line, steps: _Steps, origin: Origin) -> Record:
@@ -304,23 +293,11 @@ def _done(obj: Line, steps: _Steps, origin: Origin) -> Record:
     names = [n for n in rejected if isinstance(n, str)] if isinstance(rejected, list) else []
     if not steps.ended:
         denials = tuple([PermissionDenial(tool_name=name) for name in names])
-        return steps.result(origin, False, _text(obj.get("reason")) or "done", None, denials)
+        return steps.result(origin, False, text_or_none(obj.get("reason")) or "done", None, denials)
     if names:
         text = "Permissions rejected: " + ", ".join(names)
-        return Notice(origin, kind="permission_denied", text=_clip(text), level="warning")
+        return Notice(origin, kind="permission_denied", text=clip(text), level="warning")
     return Ignored(origin, kind="done")
-
-
-def _dict(value: object) -> Line:
-    return value if isinstance(value, dict) else {}
-
-
-def _text(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _clip(text: str, limit: int = _CLIP) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 FORMAT: Final[LogFormat] = LogFormat(

@@ -32,7 +32,7 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from bot.formats.common import as_int, remember, text_of, to_utc
+from bot.formats.common import remember, text_of, to_utc
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
 from bot.formats.pi_messages import (
@@ -54,6 +54,7 @@ from bot.records import (
     ToolCall,
     ToolResult,
 )
+from bot.values import as_int
 
 FAMILY = "pi-json"
 

@@ -15,20 +15,20 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from bot.formats.common import add_count, as_float, as_int, text_of
+from bot.formats.common import add_count, text_of
 from bot.records import (
     AssistantText,
     Ignored,
     Notice,
     Origin,
     Record,
-    ResultStatus,
-    SessionResult,
     Thinking,
     ToolCall,
     ToolResult,
     UserText,
 )
+from bot.result_records import ResultStatus, SessionResult
+from bot.values import as_float, as_int, clip
 
 AGENT = "pi"
 
@@ -39,7 +39,6 @@ ROLES: Final = (
 )  # fmt: skip
 FAILED_STOPS: Final = ("error", "aborted")
 USER_BASH: Final = "bash (user)"
-_CLIP: Final = 300
 
 Message = dict[str, Any]
 
@@ -65,7 +64,7 @@ def message_records(message: Message, origin: Origin, out: list[Record]) -> None
         _custom(message, origin, out)
     elif role == "branchSummary":
         summary = text_of(message.get("summary"))
-        out.append(Notice(origin, kind="branch", text=_clip(f"Back from a branch: {summary}")))
+        out.append(Notice(origin, kind="branch", text=clip(f"Back from a branch: {summary}")))
     elif role == "compactionSummary":
         out.append(Ignored(origin, kind="compactionSummary"))
     else:
@@ -171,14 +170,14 @@ def _custom(message: Message, origin: Origin, out: list[Record]) -> None:
     if message.get("display") is False or not text.strip():
         out.append(Ignored(origin, kind=name))
     else:
-        out.append(Notice(origin, kind=name, text=_clip(text)))
+        out.append(Notice(origin, kind=name, text=clip(text)))
 
 
 def stop_text(message: Message) -> str:
     """Why an assistant message failed: its ``errorMessage``, or its stop reason."""
     error = message.get("errorMessage")
     if isinstance(error, str) and error:
-        return _clip(error)
+        return clip(error)
     return "Request aborted" if message.get("stopReason") == "aborted" else "Request failed"
 
 
@@ -251,6 +250,3 @@ def _text_blocks(content: object) -> str:
                 parts.append(text)
     return "\n".join(parts)
 
-
-def _clip(text: str, limit: int = _CLIP) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -31,7 +31,7 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from bot.formats.common import as_int, text_of, to_utc
+from bot.formats.common import text_of, to_utc
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
 from bot.formats.pi_messages import (
@@ -42,23 +42,15 @@ from bot.formats.pi_messages import (
     model_of,
     stop_text,
 )
-from bot.records import (
-    Compaction,
-    Ignored,
-    Notice,
-    Origin,
-    Record,
-    SessionStarted,
-    ToolCall,
-    TurnEnded,
-)
+from bot.records import Compaction, Ignored, Notice, Origin, Record, SessionStarted, ToolCall
+from bot.result_records import TurnEnded
+from bot.values import as_int, clip, text_or_none
 
 FAMILY = "pi-session"
 
 # Tuples, not sets: membership by equality never fails on an unhashable JSON value.
 _QUIET: Final = ("thinking_level_change", "custom", "label")
 _SESSION_KEYS: Final = ("sessionID", "session_id", "sessionId")
-_CLIP: Final = 300
 
 Line = dict[str, Any]
 
@@ -121,13 +113,14 @@ class Parser(LineParser):
         if not isinstance(given, str) or not given:
             return None
         self._session = given
-        self._model = _text(obj.get("modelId"))
+        self._model = text_or_none(obj.get("modelId"))
         origin = Origin(given, to_utc(obj.get("timestamp")), line)
-        return [SessionStarted(origin, agent=AGENT, model=self._model, cwd=_text(obj.get("cwd")))]
+        cwd = text_or_none(obj.get("cwd"))
+        return [SessionStarted(origin, agent=AGENT, model=self._model, cwd=cwd)]
 
     def _model_change(self, obj: Line, origin: Origin) -> list[Record]:
         """The user chose a model: said, and shown as the session's model from now on."""
-        model, provider = _text(obj.get("modelId")), _text(obj.get("provider"))
+        model, provider = text_or_none(obj.get("modelId")), text_or_none(obj.get("provider"))
         named = f"{model} ({provider})" if model and provider else model or provider or "?"
         out: list[Record] = [Notice(origin, kind="model", text=f"Model: {named}")]
         if model is not None and model != self._model:
@@ -164,33 +157,25 @@ def _entry(kind: str, obj: Line, origin: Origin) -> Record:
             origin,
             trigger="extension" if obj.get("fromHook") is True else None,
             pre_tokens=as_int(obj.get("tokensBefore")),
-            summary=_text(obj.get("summary")),
+            summary=text_or_none(obj.get("summary")),
         )
     if kind == "branch_summary":
         summary = text_of(obj.get("summary"))
-        return Notice(origin, kind="branch", text=_clip(f"Back from a branch: {summary}"))
+        return Notice(origin, kind="branch", text=clip(f"Back from a branch: {summary}"))
     if kind == "custom_message":
         text = text_of(obj.get("content"))
-        name = _text(obj.get("customType")) or kind
+        name = text_or_none(obj.get("customType")) or kind
         if obj.get("display") is False or not text.strip():
             return Ignored(origin, kind=name)
-        return Notice(origin, kind=name, text=_clip(text))
+        return Notice(origin, kind=name, text=clip(text))
     if kind == "session_info":
-        return SessionStarted(origin, agent=AGENT, title=_text(obj.get("name")))
+        return SessionStarted(origin, agent=AGENT, title=text_or_none(obj.get("name")))
     return Notice(origin, kind=kind, text=kind.replace("_", " ").capitalize())
 
 
 def _has_call(out: list[Record], first: int) -> bool:
     """Whether the records from ``first`` on hold a tool call."""
     return any(type(record) is ToolCall for record in out[first:])
-
-
-def _text(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _clip(text: str, limit: int = _CLIP) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 FORMAT: Final[LogFormat] = LogFormat(

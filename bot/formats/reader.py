@@ -17,12 +17,13 @@ from mypy_extensions import mypyc_attr
 
 from bot.errors import FormatError
 from bot.formats import FAMILIES, detect_family
-from bot.formats.common import json_text, within_depth
-from bot.formats.lenient import NOT_JSON, from_utf16, lenient_json, utf16_log
+from bot.formats.common import within_depth
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import Delegating, LineParser
 from bot.formats.shape import shape_of, shape_of_text
+from bot.lenient import NOT_JSON, from_utf16, lenient_json, utf16_log
 from bot.records import Origin, Record, Unparsed
+from bot.values import json_text
 
 _BOM = b"\xef\xbb\xbf"
 _loads: Final = orjson.loads  # one global look-up a line, not the module's attribute as well

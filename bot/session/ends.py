@@ -14,18 +14,17 @@ from collections.abc import Iterable
 from typing import Final
 
 from bot.records import (
-    AgentExited,
     AssistantText,
     Delegation,
     Origin,
     Record,
-    ResultStatus,
     Thinking,
     TodoUpdate,
     ToolCall,
     ToolResult,
     UserText,
 )
+from bot.result_records import AgentExited, ResultStatus
 
 # The signals someone sends to stop a program (Ctrl-C is SIGINT): an agent ended by one was
 # stopped. Any other signal that ended it (SIGSEGV, SIGABRT...) is a crash: it failed.

@@ -6,24 +6,22 @@ from enum import IntEnum, StrEnum
 from typing import Final
 
 from bot.records import (
-    AgentExited,
     AssistantText,
     Compaction,
     Delegation,
     Ignored,
     Notice,
     Record,
-    SessionResult,
     SessionStarted,
     SubagentLink,
     Thinking,
     TodoUpdate,
     ToolCall,
     ToolResult,
-    TurnEnded,
     Unparsed,
     UserText,
 )
+from bot.result_records import AgentExited, SessionResult, TurnEnded
 
 
 class Significance(IntEnum):

@@ -25,14 +25,11 @@ from typing import Final
 from mypy_extensions import mypyc_attr
 
 from bot.records import (
-    AgentExited,
     AssistantText,
     Compaction,
     Delegation,
     Notice,
     Record,
-    ResultStatus,
-    SessionResult,
     SessionStarted,
     SubagentLink,
     Thinking,
@@ -40,9 +37,9 @@ from bot.records import (
     TodoUpdate,
     ToolCall,
     ToolResult,
-    TurnEnded,
     UserText,
 )
+from bot.result_records import AgentExited, ResultStatus, SessionResult, TurnEnded
 from bot.session.ends import exit_status, moves_on
 from bot.session.significance import Significance, Verbosity, classify
 from bot.session.thread import (

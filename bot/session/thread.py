@@ -12,7 +12,7 @@ from typing import Final
 
 from mypy_extensions import mypyc_attr
 
-from bot.records import AgentExited, SessionResult
+from bot.result_records import AgentExited, SessionResult
 
 TEXT_CAP: Final = 9000  # what a text message can show; the rest is counted, not kept
 USER_TEXT_CAP: Final = 2900

@@ -12,7 +12,7 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from bot.formats.common import json_text, one_clean_line
+from bot.values import json_text, one_clean_line
 
 SUMMARY_LIMIT: Final = 200
 # How much of a result is kept: what a message shows of it, and a little more.

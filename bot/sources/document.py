@@ -30,7 +30,7 @@ from pathlib import Path
 import orjson
 
 from bot.errors import InputError
-from bot.formats.lenient import NOT_JSON, lenient_json
+from bot.lenient import NOT_JSON, lenient_json
 from bot.sources.files import DOCUMENT_MAX, is_document, split_lines
 from bot.sources.follow import POLL_INTERVAL, wait_for_data
 from bot.sources.lines import BOM, Line, LongLine

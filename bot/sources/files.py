@@ -18,9 +18,7 @@ from pathlib import Path
 import orjson
 
 from bot.errors import InputError
-from bot.formats.lenient import NOT_JSON, lenient_json
-from bot.formats.reader import ReaderStats, SourceReader
-from bot.records import Record
+from bot.lenient import NOT_JSON, lenient_json
 from bot.sources.lines import DEFAULT_MAX_LINE_BYTES, Line, LineOverLimit, LineSplitter, LongLine
 from bot.sources.opening import file_error, open_file
 from bot.sources.pipe import is_stream, open_stream
@@ -66,16 +64,6 @@ def _is_document(data: bytes) -> bool:
     except orjson.JSONDecodeError:  # perhaps with what writers allow (NaN...): read leniently
         return lenient_json(whole.decode("utf-8", errors="replace")) is not NOT_JSON
     return True
-
-
-def read_records(path: Path, family: str | None = None) -> tuple[list[Record], ReaderStats]:
-    """Every record of one file, and the reader's counts."""
-    reader = SourceReader(str(path), family=family)
-    records: list[Record] = []
-    for number, line in split_lines(read_bytes(path)):
-        records.extend(reader.feed(line, number))
-    records.extend(reader.finish())
-    return records, reader.stats
 
 
 def log_size(path: Path) -> int:

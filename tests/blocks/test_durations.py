@@ -8,16 +8,8 @@ from datetime import datetime, timedelta
 from blocks.message import Message
 from blocks.thread import thread_messages
 from bot.preview import message_text
-from bot.records import (
-    Delegation,
-    Origin,
-    Record,
-    SessionResult,
-    SessionStarted,
-    ToolCall,
-    ToolResult,
-    TurnEnded,
-)
+from bot.records import Delegation, Origin, Record, SessionStarted, ToolCall, ToolResult
+from bot.result_records import SessionResult, TurnEnded
 from bot.session import Session
 from tests.blocks.test_messages import T0, at, shown
 

@@ -26,7 +26,8 @@ from blocks.figures import (
     exit_words,
     slack_date,
 )
-from bot.records import AgentExited, Origin
+from bot.records import Origin
+from bot.result_records import AgentExited
 from bot.session import SessionStatus
 
 

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 import orjson
 
 from blocks.home import HOME_SESSIONS, home_view
+from blocks.status import surface_of
 from bot.localslack.limits_views import view_errors
 from bot.records import Origin, UserText
 from bot.session import Session
@@ -20,7 +21,8 @@ def test_the_home_shows_the_newest_sessions_within_slacks_limits_and_counts_the_
         session.apply(UserText(Origin(f"s{n}", None, 1), text=f"task {n} |<b>"),
                       now=_at(n))  # fmt: skip
         sessions.append(session)
-    view = home_view(sessions, {"s3": "https://example.slack.com/archives/C1/p1"}, more=3)
+    link = {"s3": "https://example.slack.com/archives/C1/p1"}
+    view = home_view([surface_of(s) for s in sessions], link, more=3)
     assert view_errors(view, ("home",)) is None
     text = orjson.dumps(view).decode()
     assert f"task {HOME_SESSIONS + 11} " in text and "task 0 " not in text  # newest first
@@ -30,7 +32,7 @@ def test_the_home_shows_the_newest_sessions_within_slacks_limits_and_counts_the_
 def test_a_linked_title_cannot_break_out_of_its_link() -> None:
     session = Session("s1")
     session.apply(UserText(Origin("s1", None, 1), text="a|b <https://evil.example|x>"), now=_at(1))
-    (headline,) = [b for b in home_view([session], {"s1": "https://x.slack.com/archives/C/p1"})["blocks"]
+    (headline,) = [b for b in home_view([surface_of(session)], {"s1": "https://x.slack.com/archives/C/p1"})["blocks"]
                    if b["type"] == "section"]  # fmt: skip
     text = headline["text"]["text"]
     assert text.count("<") == 1 and text.count("|") == 1

@@ -11,19 +11,15 @@ from hypothesis import strategies as st
 from blocks.figures import TOOL_EMOJI, duration, plural
 from blocks.limits import check_message
 from blocks.message import Message
-from blocks.root import _place, _tool_counts
+from blocks.root import place, tool_counts
 from blocks.text import code_span, escape_mrkdwn, one_line, safe_line
 from blocks.thread import thread_messages
-from blocks.tools import RESULT_PREVIEW, _result_note, _subagent_note, call_line
+from blocks.tools import RESULT_PREVIEW, call_line, result_note, subagent_note
 from bot.records import (
-    AgentExited,
     AssistantText,
     Delegation,
     Notice,
     Origin,
-    PermissionDenial,
-    ResultStatus,
-    SessionResult,
     SessionStarted,
     Todo,
     TodoUpdate,
@@ -31,6 +27,7 @@ from bot.records import (
     ToolResult,
     UserText,
 )
+from bot.result_records import AgentExited, PermissionDenial, ResultStatus, SessionResult
 from bot.session import Session, ToolCallState, ToolStatus
 from bot.session.tool_calls import OPEN_STATUSES
 from tests.blocks.test_fast_paths import spaced_text
@@ -360,19 +357,19 @@ def test_tool_counts_and_subagent_notes_read_as_the_plain_way_writes_them(
     kinds: list[ToolStatus], children: list[int]
 ) -> None:
     session = session_of(kinds, children)
-    assert _tool_counts(session) == plain_tool_counts(session)
+    assert tool_counts(session) == plain_tool_counts(session)
     first = session.calls.get("c0")
     if first is not None:
-        assert _subagent_note(first, session) == plain_subagent_note(first, session)
+        assert subagent_note(first, session) == plain_subagent_note(first, session)
 
 
 def test_tool_counts_name_each_status_not_ok_in_order() -> None:
     kinds = [ToolStatus.ORPHANED, ToolStatus.OK, ToolStatus.ERROR, ToolStatus.RUNNING] * 2
-    assert _tool_counts(session_of(kinds, [])) == (
+    assert tool_counts(session_of(kinds, [])) == (
         "8 tool calls (2 running, 2 failed, 2 orphaned)"
     )
-    assert _tool_counts(session_of([ToolStatus.OK], [])) == "1 tool call"
-    assert _tool_counts(Session("s")) == "no tools yet"
+    assert tool_counts(session_of([ToolStatus.OK], [])) == "1 tool call"
+    assert tool_counts(Session("s")) == "no tools yet"
 
 
 path_parts = st.sampled_from(["/", "\\", "a", "proj", " ", "é", ".", "//"])
@@ -382,7 +379,7 @@ paths = st.lists(path_parts, max_size=8).map("".join)
 @given(paths)
 def test_a_place_is_the_last_part_rsplit_gives(cwd: str) -> None:
     name = cwd.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1]
-    assert _place(cwd) == ((f"in {name}" if name else None) if cwd else None)
+    assert place(cwd) == ((f"in {name}" if name else None) if cwd else None)
 
 
 def plain_result_note(call: ToolCallState) -> str:
@@ -400,7 +397,7 @@ def test_a_result_note_reads_as_the_plain_way_writes_it(
     call: ToolCallState, output: str, size: int, lines: int
 ) -> None:
     call.output, call.output_size, call.output_lines = output, size, lines
-    assert _result_note(call) == plain_result_note(call)
+    assert result_note(call) == plain_result_note(call)
 
 
 def test_an_edit_below_the_working_directory_reads_relative_and_without_its_echo() -> None:

@@ -4,7 +4,8 @@ result reports, each where given; an unknown figure shown neither as 0 nor as an
 from __future__ import annotations
 
 from blocks.message import Message
-from bot.records import Origin, SessionResult
+from bot.records import Origin
+from bot.result_records import SessionResult
 from tests.blocks.test_messages import at, shown, start, thread
 
 

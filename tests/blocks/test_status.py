@@ -1,7 +1,8 @@
 from __future__ import annotations
 
 from blocks.status import STATUS_LIMIT, THINKING, agent_state, doing_now
-from bot.records import Origin, ResultStatus, SessionResult, ToolCall, TurnEnded
+from bot.records import Origin, ToolCall
+from bot.result_records import ResultStatus, SessionResult, TurnEnded
 from bot.session import SessionStatus
 from tests.session.test_state import SID, at, call, result, session_of, started
 

@@ -12,6 +12,7 @@ from slack_bolt import App
 from slack_bolt.adapter.socket_mode import SocketModeHandler
 from slack_sdk import WebClient
 
+from blocks.status import surface_of
 from bot.app.home import register_home
 from bot.delivery import Delivery, SlackApi
 from bot.delivery.home import (
@@ -117,7 +118,7 @@ def test_a_person_opening_it_again_gets_the_last_view_at_once(
     home = HomePublisher(delivery, page_link(slack.page_url))
     session = Session("s1")
     session.apply(SessionStarted(Origin("s1", None, 1), agent="Codex"))
-    home.saw(session)
+    home.saw(surface_of(session))
     home.step()  # built; nobody to send it to yet
     home.opened(HUMAN_USER_ID)  # from the app's thread: sent at once
     assert "Codex" in home_text(slack)
@@ -174,7 +175,7 @@ def test_the_app_beside_the_follower_publishes_the_home_to_whoever_opens_it(
     home = HomePublisher(delivery, page_link(slack.page_url))
     session = Session("s1")
     session.apply(SessionStarted(Origin("s1", None, 1), agent="Codex"))
-    home.saw(session)
+    home.saw(surface_of(session))
     home.step()
     client = WebClient(token=TOKEN, base_url=slack.base_url)
     with app_beside(Settings(), Receiving(app_token=APP_TOKEN), client,

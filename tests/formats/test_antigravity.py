@@ -20,17 +20,15 @@ from bot.records import (
     Ignored,
     Notice,
     Record,
-    SessionResult,
     SessionStarted,
     Thinking,
     ToolCall,
     ToolResult,
-    TurnEnded,
     UserText,
 )
+from bot.result_records import SessionResult, TurnEnded
 from bot.session import Session, SessionStatus
-from bot.sources.files import read_records
-from tests.conftest import FIXTURES, corpus_file
+from tests.conftest import FIXTURES, corpus_file, read_records
 
 FAMILY_DIR = "antigravity"
 MCP = "shane-kercheval__switchboard__mcp-tool-wrapper.transcript.jsonl"

@@ -18,8 +18,6 @@ from bot.records import (
     Ignored,
     Notice,
     Record,
-    ResultStatus,
-    SessionResult,
     SessionStarted,
     Thinking,
     Todo,
@@ -28,8 +26,9 @@ from bot.records import (
     ToolResult,
     UserText,
 )
-from bot.sources.files import read_records, split_lines
-from tests.conftest import FIXTURES, corpus_file
+from bot.result_records import ResultStatus, SessionResult
+from bot.sources.files import split_lines
+from tests.conftest import FIXTURES, corpus_file, read_records
 
 R = TypeVar("R", bound=Record)
 

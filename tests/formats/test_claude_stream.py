@@ -18,10 +18,7 @@ from bot.records import (
     Ignored,
     Notice,
     Origin,
-    PermissionDenial,
     Record,
-    ResultStatus,
-    SessionResult,
     SessionStarted,
     Thinking,
     Todo,
@@ -30,8 +27,8 @@ from bot.records import (
     ToolResult,
     UserText,
 )
-from bot.sources.files import read_records
-from tests.conftest import FIXTURES, corpus_file
+from bot.result_records import PermissionDenial, ResultStatus, SessionResult
+from tests.conftest import FIXTURES, corpus_file, read_records
 
 FAMILY_DIR = "claude-stream-json"
 CORPUS_FILES = (

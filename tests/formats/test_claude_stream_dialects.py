@@ -18,16 +18,14 @@ from bot.records import (
     AssistantText,
     Notice,
     Record,
-    ResultStatus,
-    SessionResult,
     SessionStarted,
     Thinking,
     ToolCall,
     ToolResult,
     UserText,
 )
-from bot.sources.files import read_records
-from tests.conftest import FIXTURES, corpus_file
+from bot.result_records import ResultStatus, SessionResult
+from tests.conftest import FIXTURES, corpus_file, read_records
 
 AMP_DIR = "amp-stream-json"
 AMP = "empathic__toolpath__stream.jsonl"

@@ -29,12 +29,12 @@ from bot.records import (
     TodoUpdate,
     ToolCall,
     ToolResult,
-    TurnEnded,
     UserText,
 )
+from bot.result_records import TurnEnded
 from bot.session.thread import NoticeItem, ToolGroup, UserTurn
-from bot.sources.files import read_bytes, read_records, split_lines
-from tests.conftest import CORPUS, FIXTURES, corpus_file
+from bot.sources.files import read_bytes, split_lines
+from tests.conftest import CORPUS, FIXTURES, corpus_file, read_records
 
 DIR = "claude-transcript"
 FAMILY = claude_transcript.FAMILY

@@ -9,8 +9,7 @@ import pytest
 
 from bot.formats import claude_stream, claude_transcript
 from bot.records import Compaction, Ignored, Notice, Record, UserText
-from bot.sources.files import read_records
-from tests.conftest import corpus_file
+from tests.conftest import corpus_file, read_records
 
 NOTIFICATION = (
     "<task-notification>\n<task-id>b27a792</task-id>\n<tool-use-id>toolu_012</tool-use-id>\n"

@@ -23,8 +23,6 @@ from bot.records import (
     Ignored,
     Notice,
     Record,
-    ResultStatus,
-    SessionResult,
     SessionStarted,
     SubagentLink,
     Thinking,
@@ -33,8 +31,9 @@ from bot.records import (
     ToolResult,
     UserText,
 )
-from bot.sources.files import read_records, split_lines
-from tests.conftest import corpus_file, corpus_files
+from bot.result_records import ResultStatus, SessionResult
+from bot.sources.files import split_lines
+from tests.conftest import corpus_file, corpus_files, read_records
 
 FAMILY_DIR = "codex-exec-json"
 LEGACY_DIR, LEGACY = "codex-rollout", "Karrq__vibe-kanban__codex.rs.legacy-extract.jsonl"

@@ -21,8 +21,6 @@ from bot.records import (
     Ignored,
     Notice,
     Record,
-    ResultStatus,
-    SessionResult,
     SessionStarted,
     SubagentLink,
     Thinking,
@@ -30,13 +28,13 @@ from bot.records import (
     TodoUpdate,
     ToolCall,
     ToolResult,
-    TurnEnded,
     UserText,
 )
+from bot.result_records import ResultStatus, SessionResult, TurnEnded
 from bot.session import Session, SessionStatus
 from bot.session.thread import ToolGroup, UserTurn
-from bot.sources.files import read_bytes, read_records, split_lines
-from tests.conftest import CORPUS, FIXTURES, corpus_file
+from bot.sources.files import read_bytes, split_lines
+from tests.conftest import CORPUS, FIXTURES, corpus_file, read_records
 
 DIR = "codex-rollout"
 FAMILY = codex_rollout.FAMILY

@@ -6,8 +6,9 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from bot.formats.common import add_count, one_clean_line, turn_notice
+from bot.formats.common import add_count, turn_notice
 from bot.records import Origin
+from bot.values import one_clean_line
 
 # Printable ASCII with every control, DEL and some wider characters mixed in, long and short.
 line_text = st.text(

@@ -18,8 +18,6 @@ from bot.records import (
     Ignored,
     Notice,
     Record,
-    ResultStatus,
-    SessionResult,
     SessionStarted,
     SubagentLink,
     Thinking,
@@ -28,9 +26,9 @@ from bot.records import (
     ToolResult,
     UserText,
 )
+from bot.result_records import ResultStatus, SessionResult
 from bot.session import SessionSettings, Verbosity
-from bot.sources.files import read_records
-from tests.conftest import corpus_file
+from tests.conftest import corpus_file, read_records
 
 FAMILY_DIR = "cursor-stream-json"
 FULL = "reifying__cursor-hack__full_session.jsonl"

@@ -24,18 +24,17 @@ from bot.records import (
     Ignored,
     Notice,
     Record,
-    SessionResult,
     SessionStarted,
     SubagentLink,
     Thinking,
     ToolCall,
     ToolResult,
-    TurnEnded,
     UserText,
 )
+from bot.result_records import SessionResult, TurnEnded
 from bot.session import Session
-from bot.sources.files import read_records, split_lines
-from tests.conftest import corpus_file
+from bot.sources.files import split_lines
+from tests.conftest import corpus_file, read_records
 
 FAMILY_DIR = "gemini"
 DOCUMENTS = (

@@ -20,16 +20,15 @@ from bot.records import (
     Notice,
     Origin,
     Record,
-    ResultStatus,
-    SessionResult,
     SessionStarted,
     Thinking,
     ToolCall,
     ToolResult,
     UserText,
 )
-from bot.sources.files import read_records, split_lines
-from tests.conftest import FIXTURES, corpus_file
+from bot.result_records import ResultStatus, SessionResult
+from bot.sources.files import split_lines
+from tests.conftest import FIXTURES, corpus_file, read_records
 
 R = TypeVar("R", bound=Record)
 

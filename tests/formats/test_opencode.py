@@ -17,10 +17,7 @@ from bot.records import (
     Delegation,
     Ignored,
     Notice,
-    PermissionDenial,
     Record,
-    ResultStatus,
-    SessionResult,
     SessionStarted,
     SubagentLink,
     Thinking,
@@ -28,10 +25,9 @@ from bot.records import (
     TodoUpdate,
     ToolCall,
     ToolResult,
-    TurnEnded,
 )
-from bot.sources.files import read_records
-from tests.conftest import corpus_file
+from bot.result_records import PermissionDenial, ResultStatus, SessionResult, TurnEnded
+from tests.conftest import corpus_file, read_records
 
 FAMILY_DIR = "opencode"
 RUN_JSON = "banteg__takopi__opencode_run_json.jsonl"

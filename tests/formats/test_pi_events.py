@@ -18,16 +18,14 @@ from bot.records import (
     Ignored,
     Notice,
     Record,
-    ResultStatus,
-    SessionResult,
     SessionStarted,
     Thinking,
     ToolCall,
     ToolResult,
     UserText,
 )
-from bot.sources.files import read_records
-from tests.conftest import corpus_file
+from bot.result_records import ResultStatus, SessionResult
+from tests.conftest import corpus_file, read_records
 
 FAMILY_DIR = "pi"
 PRINT_MODE = "banteg__takopi__pi_print_mode_events.jsonl"

@@ -8,20 +8,17 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from bot.records import (
-    AgentExited,
     AssistantText,
     Ignored,
     Notice,
     Origin,
     Record,
-    ResultStatus,
-    SessionResult,
     SessionStarted,
     ToolCall,
     ToolResult,
-    TurnEnded,
     UserText,
 )
+from bot.result_records import AgentExited, ResultStatus, SessionResult, TurnEnded
 from bot.session import Session, SessionSettings, SessionStatus, ToolStatus
 from bot.session.ends import exit_status
 from bot.session.thread import ResultItem

@@ -11,8 +11,6 @@ from bot.records import (
     Ignored,
     Notice,
     Origin,
-    ResultStatus,
-    SessionResult,
     SessionStarted,
     SubagentLink,
     Thinking,
@@ -22,6 +20,7 @@ from bot.records import (
     ToolResult,
     UserText,
 )
+from bot.result_records import ResultStatus, SessionResult
 from bot.session import Session, SessionBook, SessionSettings, SessionStatus, ToolStatus, Verbosity
 from bot.session.state import EARLY_RESULTS, HELD_RECORDS
 from bot.session.thread import (

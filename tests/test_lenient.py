@@ -11,8 +11,8 @@ import pytest
 
 from blocks.thread import thread_messages
 from bot.cli import main
-from bot.formats.lenient import from_utf16, lenient_json, utf16_by_bom
 from bot.formats.reader import SourceReader
+from bot.lenient import from_utf16, lenient_json, utf16_by_bom
 from bot.preview import build_preview
 from bot.records import AssistantText, SessionStarted, ToolCall, Unparsed, UserText
 

@@ -1,0 +1,55 @@
+"""The helpers on a log's values (bot.values): one name each, for every stage."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.values import (
+    as_float,
+    as_int,
+    blank,
+    clip,
+    dict_or_empty,
+    json_text,
+    text_or_empty,
+    text_or_none,
+)
+
+
+@pytest.mark.parametrize(("value", "expected"), [("a", "a"), ("", None), (3, None), (None, None)])
+def test_text_or_none_keeps_only_a_non_empty_string(value: object, expected: str | None) -> None:
+    assert text_or_none(value) == expected
+
+
+@pytest.mark.parametrize(("value", "expected"), [("a", "a"), ("", ""), (["a"], ""), (None, "")])
+def test_text_or_empty_gives_a_string_as_it_is_and_anything_else_as_empty(
+    value: object, expected: str
+) -> None:
+    assert text_or_empty(value) == expected
+
+
+def test_dict_or_empty_gives_an_object_as_it_is_and_anything_else_as_empty() -> None:
+    given = {"a": 1}
+    assert dict_or_empty(given) is given
+    assert dict_or_empty([1]) == {} and dict_or_empty(None) == {}
+
+
+@pytest.mark.parametrize(("text", "expected"), [("", True), (" \n\t", True), (" x ", False)])
+def test_blank_is_empty_or_only_whitespace(text: str, expected: bool) -> None:
+    assert blank(text) is expected
+
+
+def test_a_bool_is_not_a_number() -> None:
+    assert as_int(True) is None and as_float(False) is None
+    assert as_int(2.9) == 2 and as_float(2) == 2.0 and as_int("2") is None
+
+
+def test_clip_cuts_to_the_limit_with_an_ellipsis_last() -> None:
+    assert clip("abcdef", 4) == "abc…"
+    assert clip("abcd", 4) == "abcd"
+    assert len(clip("x" * 1000)) == 300
+
+
+def test_json_text_writes_what_orjson_refuses_as_python_shows_it() -> None:
+    assert json_text({"a": [1, 2]}) == '{"a":[1,2]}'
+    assert json_text({1: 2**70}) == repr({1: 2**70})
