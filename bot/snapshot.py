@@ -11,13 +11,16 @@ The form of a value: ``None``, booleans, numbers and strings are themselves; a l
 array; a dict whose keys are strings, none beginning with ``$``, is a JSON object. Anything
 else is an object of one key beginning with ``$``: ``{"$ToolCall": [fields...]}`` (a
 registered class), ``{"$SessionStatus": "running"}`` (an enum), ``{"$t": [...]}`` (a tuple),
-``{"$set": [...]}``, ``{"$od": [[key, value], ...]}`` (an OrderedDict), ``{"$d": [...]}`` (any
-other dict), ``{"$dt": "2026-01-01T00:00:00+00:00"}``, ``{"$i": "123..."}`` and
+``{"$set": [...]}``, ``{"$od": {...}}`` (an OrderedDict; ``[[key, value], ...]`` unless its keys
+are short strings), ``{"$d": ...}`` (any other dict, likewise), ``{"$u": 1767225600000000}`` (a UTC
+time, in microseconds since 1970), ``{"$dt": "2026-01-01T00:00:00+01:00"}`` (any other time),
+``{"$i": "123..."}`` and
 ``{"$f": "nan"}`` (numbers JSON cannot hold), ``{"$b": "base64"}``, and ``{"$r": n}``: the
 n-th object of the snapshot again.
-Objects, lists, dicts and sets are numbered in the order they are first written, so an object
-held in two places (a session in the book and as its last one, a record in two tables) is
-written once and comes back as one object, as it was.
+Objects, enums, lists, dicts, sets, times and strings of ``LONG`` characters or more are numbered in
+the order they are first written, so an object held in two places (a session in the book and
+as its last one, a record in two tables) is written once and comes back as one object, as it
+was; a long string is written once however often it is held.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from __future__ import annotations
 import base64
 import math
 from collections import OrderedDict
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 import orjson
@@ -35,7 +38,10 @@ from bot.snapshot_classes import BUILT, CLASSES, ENUM, SCHEMA, Entry
 _BY_CLASS: Final[dict[type, Entry]] = {entry.cls: entry for entry in CLASSES}
 _BY_TAG: Final[dict[str, Entry]] = {f"${entry.tag}": entry for entry in CLASSES}
 _INT_RANGE: Final = range(-(2**63), 2**64)
-_MEMO: Final = (list, dict, set, OrderedDict)
+_MEMO: Final = (list, dict, set, OrderedDict, datetime)
+_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND: Final = timedelta(microseconds=1)
+LONG: Final = 24  # a string this long is written once, then referred to by its number
 __all__ = ["SCHEMA", "SnapshotError", "dumps", "loads"]
 
 
@@ -62,10 +68,13 @@ class _Writer:
     def __init__(self) -> None:
         self.seen: dict[int, int] = {}  # id of an object written -> its number
         self.kept: list[object] = []  # (keeps each numbered object alive: its id stays its own)
+        self.texts: dict[str, int] = {}  # a long string written -> its number
 
-    def plain(self, value: object) -> Any:
+    def plain(self, value: Any) -> Any:
         kind = type(value)
-        if kind is str or kind is bool or value is None:
+        if kind is str:
+            return self._text(value)
+        if kind is bool or value is None:
             return value
         if kind is float:
             return value if math.isfinite(value) else {"$f": repr(value)}
@@ -74,24 +83,38 @@ class _Writer:
         number = self.seen.get(id(value))
         if number is not None:
             return {"$r": number}
-        if kind in _MEMO or (kind in _BY_CLASS and _BY_CLASS[kind].kind is not ENUM):
+        if kind in _MEMO or kind in _BY_CLASS:
             self.seen[id(value)] = len(self.kept)
             self.kept.append(value)
         return self._new(kind, value)
+
+    def _text(self, text: str) -> Any:
+        if len(text) < LONG:
+            return text
+        number = self.texts.get(text)
+        if number is not None:
+            return {"$r": number}
+        self.texts[text] = len(self.kept)
+        self.kept.append(text)
+        return text
 
     def _new(self, kind: type, value: Any) -> Any:
         if kind is list:
             return [self.plain(item) for item in value]
         if kind is dict:
-            if all(type(key) is str and not key.startswith("$") for key in value):
-                return {key: self.plain(item) for key, item in value.items()}
-            return {"$d": self._pairs(value)}
+            if not _named_keys(value):
+                return {"$d": self._pairs(value)}
+            if any(key.startswith("$") for key in value):
+                return {"$d": self._named(value)}
+            return self._named(value)
         if kind is tuple:
             return {"$t": [self.plain(item) for item in value]}
         if kind is datetime:
+            if value.tzinfo is UTC:
+                return {"$u": (value - _EPOCH) // _MICROSECOND}
             return {"$dt": value.isoformat()}
         if kind is OrderedDict:
-            return {"$od": self._pairs(value)}
+            return {"$od": self._named(value) if _named_keys(value) else self._pairs(value)}
         if kind is set:
             return {"$set": [self.plain(item) for item in value]}
         if kind is bytes:
@@ -107,6 +130,15 @@ class _Writer:
     def _pairs(self, table: dict[Any, Any]) -> list[list[Any]]:
         return [[self.plain(key), self.plain(item)] for key, item in table.items()]
 
+    def _named(self, table: dict[str, Any]) -> dict[str, Any]:
+        return {key: self.plain(item) for key, item in table.items()}
+
+
+def _named_keys(table: dict[Any, Any]) -> bool:
+    """Whether a table is written as a JSON object: its keys are short strings (a long one, an
+    id that is held elsewhere too, is written once and then as its number: in pairs)."""
+    return all(type(key) is str and len(key) < LONG for key in table)
+
 
 class _Reader:
     def __init__(self) -> None:
@@ -119,8 +151,12 @@ class _Reader:
             self.made.append(out)
             out.extend(self.value(item) for item in plain)
             return out
+        if kind is str:
+            if len(plain) >= LONG:
+                self.made.append(plain)
+            return plain
         if kind is not dict:
-            if kind in (str, int, float, bool) or plain is None:
+            if kind in (int, float, bool) or plain is None:
                 return plain
             raise TypeError(f"not a snapshot value: {kind.__name__}")
         if len(plain) == 1:
@@ -129,6 +165,9 @@ class _Reader:
                 return self._tagged(key, inner)
         table: dict[str, Any] = {}
         self.made.append(table)
+        return self._named(plain, table)
+
+    def _named(self, plain: dict[str, Any], table: dict[Any, Any]) -> dict[Any, Any]:
         for key, item in plain.items():
             table[key] = self.value(item)
         return table
@@ -138,14 +177,19 @@ class _Reader:
             return self.made[_index(inner)]
         if tag == "$t":
             return tuple(self.value(item) for item in _list(inner))
-        if tag == "$dt":
-            return datetime.fromisoformat(_str(inner))
+        if tag in ("$dt", "$u"):
+            at = _time(inner) if tag == "$u" else datetime.fromisoformat(_str(inner))
+            self.made.append(at)
+            return at
         if tag in ("$d", "$od"):
             table: dict[Any, Any] = {} if tag == "$d" else OrderedDict()
             self.made.append(table)
+            if type(inner) is dict:
+                return self._named(inner, table)
             for pair in _list(inner):
                 key, item = _list(pair)
-                table[self.value(key)] = self.value(item)
+                key = self.value(key)  # (before its value: numbered in the order written)
+                table[key] = self.value(item)
             return table
         if tag == "$set":
             found: set[Any] = set()
@@ -162,7 +206,9 @@ class _Reader:
 
     def _object(self, entry: Entry, inner: Any) -> Any:
         if entry.kind is ENUM:
-            return entry.cls(inner)
+            member = entry.cls(inner)
+            self.made.append(member)
+            return member
         values = _list(inner)
         if len(values) != len(entry.fields):
             raise ValueError(f"{entry.tag}: {len(values)} fields, its schema has "
@@ -173,11 +219,18 @@ class _Reader:
             made = entry.cls(*[self.value(item) for item in values])
             self.made[number] = made
             return made
-        made = entry.cls.__new__(entry.cls)
+        cls: Any = entry.cls  # made as pickle makes it, without its constructor (compiled, as
+        made = cls.__new__(cls)  # a ``mypyc_attr(serializable=True)`` class allows)
         self.made.append(made)
         for name, item in zip(entry.fields, values, strict=True):
             setattr(made, name, self.value(item))
         return made
+
+
+def _time(plain: Any) -> datetime:
+    if type(plain) is not int:
+        raise TypeError(f"expected a number of microseconds, not {type(plain).__name__}")
+    return _EPOCH + timedelta(microseconds=plain)
 
 
 def _list(plain: Any) -> list[Any]:
