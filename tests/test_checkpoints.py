@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import pickle
+import sqlite3
 from dataclasses import fields
 from datetime import UTC, datetime
 from pathlib import Path
@@ -15,13 +16,15 @@ import pytest
 from blocks.thread import thread_messages
 from bot import snapshot
 from bot.checkpoints import CORE_VERSION, Checkpoints, CoreState, _plain_core
+from bot.cli import main
 from bot.formats.reader import SourceReader
+from bot.localslack import LocalSlack
 from bot.logs import EventLog
 from bot.session import SessionBook
 from bot.sources.files import is_document, read_bytes, split_lines
 from bot.sources.position import DocumentPosition, FilePosition
 from bot.store import Store
-from tests.conftest import FakeClock, corpus_files
+from tests.conftest import FIXTURES, FakeClock, corpus_files
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 LINE_FILES = [p for p in corpus_files() if not is_document(p.read_bytes())]
@@ -207,3 +210,23 @@ def test_a_retired_session_that_cannot_be_read_is_reported_not_raised(tmp_path: 
     store.archive("job", "s2", b"\x12\x34\x56\x78" + pickle.dumps("an older slacktail's"))
     assert checkpoints.unarchive("s1") is None and checkpoints.unarchive("s2") is None
     assert out.getvalue().count("archived_session_unreadable") == 1
+
+
+def test_a_checkpoint_of_an_older_schema_is_dropped_once_and_nothing_is_posted_twice(
+    workspace: LocalSlack, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    state = tmp_path / "state"
+    flags = ["follow", "--once", "--channel", "agents", "--state-dir", str(state),
+             str(FIXTURES / "preview_mentions.jsonl")]  # fmt: skip
+    assert main(flags) == 0
+    posts = [r for r in workspace.requests if r.method == "chat.postMessage"]
+    db = sqlite3.connect(state / "state.db")
+    with db:
+        db.execute("UPDATE checkpoints SET version = ?", (CORE_VERSION - 1,))
+    db.close()
+    capsys.readouterr()
+    assert main(flags) == 0
+    err = capsys.readouterr().err
+    assert err.count('"checkpoint_dropped"') == 1 and "another version" in err
+    assert [r for r in workspace.requests if r.method == "chat.postMessage"] == posts
+    assert len(workspace.channel_messages()) == 1
