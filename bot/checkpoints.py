@@ -102,7 +102,7 @@ class Checkpoints:
 
     def save(self, core: CoreState, positions: dict[str, dict[str, Any]]) -> None:
         started = self.clock()
-        blob = snapshot.dumps(_plain_core(core))
+        blob = snapshot.dumps(plain_core(core))
         self.store.save_checkpoint(self.job, CORE_VERSION, blob, positions)
         self._last_at = self.clock()
         self._last_cost = self._last_at - started
@@ -139,7 +139,7 @@ class Checkpoints:
         self.store.drop_checkpoint(self.job)
 
 
-def _plain_core(core: CoreState) -> dict[str, Any]:
+def plain_core(core: CoreState) -> dict[str, Any]:
     """The core's fields, by name (``tests/test_checkpoints.py`` checks that none is left out)."""
     return {"book": core.book, "readers": core.readers, "families": core.families,
             "ended": core.ended, "produced": core.produced}  # fmt: skip

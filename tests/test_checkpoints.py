@@ -15,7 +15,7 @@ import pytest
 
 from blocks.thread import thread_messages
 from bot import snapshot
-from bot.checkpoints import CORE_VERSION, Checkpoints, CoreState, _plain_core
+from bot.checkpoints import CORE_VERSION, Checkpoints, CoreState, plain_core
 from bot.cli import main
 from bot.formats.reader import SourceReader
 from bot.localslack import LocalSlack
@@ -66,7 +66,7 @@ def test_a_core_restored_midway_gives_the_same_threads(path: Path) -> None:
 
 
 def test_a_checkpoint_holds_every_field_of_the_core() -> None:
-    assert set(_plain_core(CoreState(SessionBook()))) == {f.name for f in fields(CoreState)}
+    assert set(plain_core(CoreState(SessionBook()))) == {f.name for f in fields(CoreState)}
 
 
 def test_a_saved_checkpoint_is_restored(tmp_path: Path) -> None:
@@ -92,7 +92,7 @@ def _log() -> tuple[EventLog, io.StringIO]:
 
 def test_a_checkpoint_of_another_schema_is_dropped_and_reported(tmp_path: Path) -> None:
     store = Store.open(tmp_path)
-    core = snapshot.dumps(_plain_core(CoreState(SessionBook())))
+    core = snapshot.dumps(plain_core(CoreState(SessionBook())))
     store.save_checkpoint("job", CORE_VERSION + 1, core, {})
     log, out = _log()
     restored = Checkpoints(store, "job", log=log).restore()
@@ -177,7 +177,7 @@ def test_a_documents_position_is_restored_with_the_files(tmp_path: Path) -> None
 def test_a_checkpoint_whose_position_was_tampered_with_is_dropped_whole(tmp_path: Path) -> None:
     store = Store.open(tmp_path)
     core = CoreState(SessionBook())
-    store.save_checkpoint("job", CORE_VERSION, snapshot.dumps(_plain_core(core)),
+    store.save_checkpoint("job", CORE_VERSION, snapshot.dumps(plain_core(core)),
                           {"a.log": {"offset": -1}})  # fmt: skip
     log, out = _log()
     restored = Checkpoints(store, "job", log=log).restore()
