@@ -38,10 +38,11 @@ from bot.snapshot_classes import BUILT, CLASSES, ENUM, SCHEMA, Entry
 _BY_CLASS: Final[dict[type, Entry]] = {entry.cls: entry for entry in CLASSES}
 _BY_TAG: Final[dict[str, Entry]] = {f"${entry.tag}": entry for entry in CLASSES}
 _INT_RANGE: Final = range(-(2**63), 2**64)
-_MEMO: Final = (list, dict, set, OrderedDict, datetime)
+# What is numbered as it is first written, and written again as its number.
+_NUMBERED: Final = frozenset({list, dict, set, OrderedDict, datetime, *_BY_CLASS})
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND: Final = timedelta(microseconds=1)
-LONG: Final = 24  # a string this long is written once, then referred to by its number
+LONG: Final = 24  # a string this long is numbered, as an object is
 __all__ = ["SCHEMA", "SnapshotError", "dumps", "loads"]
 
 
@@ -73,24 +74,24 @@ class _Writer:
     def plain(self, value: Any) -> Any:
         kind = type(value)
         if kind is str:
-            return self._text(value)
-        if kind is bool or value is None:
+            return value if len(value) < LONG else self._text(value)
+        if value is None or kind is bool:
             return value
-        if kind is float:
-            return value if math.isfinite(value) else {"$f": repr(value)}
-        if kind is int:
+        elif kind is int:
             return value if value in _INT_RANGE else {"$i": str(value)}
+        elif kind is float:
+            return value if math.isfinite(value) else {"$f": repr(value)}
         number = self.seen.get(id(value))
         if number is not None:
             return {"$r": number}
-        if kind in _MEMO or kind in _BY_CLASS:
+        if kind in _NUMBERED:
             self.seen[id(value)] = len(self.kept)
             self.kept.append(value)
         return self._new(kind, value)
 
     def _text(self, text: str) -> Any:
-        if len(text) < LONG:
-            return text
+        """A long string: written once, then as its number (the same id, say, in a call and in
+        its result, read from two lines)."""
         number = self.texts.get(text)
         if number is not None:
             return {"$r": number}
@@ -99,6 +100,11 @@ class _Writer:
         return text
 
     def _new(self, kind: type, value: Any) -> Any:
+        entry = _BY_CLASS.get(kind)
+        if entry is not None:
+            if entry.kind is ENUM:
+                return {f"${entry.tag}": value.value}
+            return {f"${entry.tag}": [self.plain(getattr(value, name)) for name in entry.fields]}
         if kind is list:
             return [self.plain(item) for item in value]
         if kind is dict:
@@ -119,13 +125,8 @@ class _Writer:
             return {"$set": [self.plain(item) for item in value]}
         if kind is bytes:
             return {"$b": base64.b64encode(value).decode()}
-        entry = _BY_CLASS.get(kind)
-        if entry is None:
-            raise TypeError(f"a snapshot cannot hold a {kind.__qualname__} ({kind.__module__}): "
-                            "add its class to bot/snapshot_classes.py")  # fmt: skip
-        if entry.kind is ENUM:
-            return {f"${entry.tag}": value.value}
-        return {f"${entry.tag}": [self.plain(getattr(value, name)) for name in entry.fields]}
+        raise TypeError(f"a snapshot cannot hold a {kind.__qualname__} ({kind.__module__}): "
+                        "add its class to bot/snapshot_classes.py")  # fmt: skip
 
     def _pairs(self, table: dict[Any, Any]) -> list[list[Any]]:
         return [[self.plain(key), self.plain(item)] for key, item in table.items()]
