@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import importlib
-import inspect
 import math
 from collections import OrderedDict
 from datetime import UTC, datetime, timedelta, timezone
@@ -42,7 +40,8 @@ def _source_fields(cls: type) -> list[str]:
     for klass in reversed(cls.__mro__):
         if klass.__module__.split(".")[0] not in ("bot", "blocks"):
             continue
-        tree = ast.parse(inspect.getsource(importlib.import_module(klass.__module__)))
+        source = ROOT.joinpath(*klass.__module__.split(".")).with_suffix(".py")
+        tree = ast.parse(source.read_text())  # (compiled, a module's source is not at hand)
         body = next(node for node in tree.body
                     if isinstance(node, ast.ClassDef) and node.name == klass.__name__)  # fmt: skip
         for name in _class_fields(body):
