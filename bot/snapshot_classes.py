@@ -7,8 +7,9 @@ their start (the messages already sent are updated in place). ``tests/test_snaps
 every entry against its class's source, and fails until ``SCHEMA`` and ``SCHEMA_DIGEST`` are
 updated with it: a new field cannot be forgotten.
 
-``FIELDS``: made without its constructor, each field set (mutable classes; compiled, they are
-``mypyc_attr(serializable=True)`` so that they can be made so). ``BUILT``: a frozen class, made
+``FIELDS``: made without its constructor, each field set (mutable classes; compiled, a class
+can be made so only if it is ``mypyc_attr(allow_interpreted_subclasses=True)`` or
+``serializable=True``, else its ``__new__`` calls ``__init__``). ``BUILT``: a frozen class, made
 by its constructor from its fields in order. ``ENUM``: an enum, written as its value.
 """
 

@@ -20,7 +20,7 @@ from bot.formats import FORMATS
 from bot.formats.reader import SourceReader
 from bot.records import Origin, ToolCall
 from bot.session import SessionBook
-from bot.snapshot_classes import BUILT, CLASSES, ENUM, SCHEMA, SCHEMA_DIGEST, Entry
+from bot.snapshot_classes import BUILT, CLASSES, ENUM, FIELDS, SCHEMA, SCHEMA_DIGEST, Entry
 from bot.sources.files import read_bytes, split_lines
 from tests.conftest import corpus_files
 
@@ -111,6 +111,14 @@ def test_every_class_of_the_core_marked_serializable_is_in_the_schema() -> None:
 def test_every_formats_parser_is_in_the_schema(log_format: Any) -> None:
     parser = log_format.parser("x.jsonl")
     assert any(type(parser) is e.cls for e in CLASSES), f"{type(parser)} is not in the schema"
+
+
+@pytest.mark.parametrize("entry", [e for e in CLASSES if e.kind == FIELDS], ids=lambda e: e.tag)
+def test_a_class_read_by_its_fields_is_made_without_its_constructor(entry: Entry) -> None:
+    # Compiled, a class's ``__new__`` calls its ``__init__`` unless the class allows interpreted
+    # subclasses (or is marked serializable): the snapshot could not make it from its fields.
+    made = entry.cls.__new__(entry.cls)
+    assert type(made) is entry.cls
 
 
 def test_frozen_classes_are_built_from_their_fields_in_order() -> None:
