@@ -26,7 +26,7 @@ from bot.session.thread import (
 from bot.session.tool_calls import OPEN_STATUSES
 
 
-def item_message(item: ThreadItem, session: Session) -> Message:
+def item_message(item: ThreadItem, session: Session, plan: bool = False) -> Message:
     if isinstance(item, TextBatch):
         return text_message(item)
     if isinstance(item, ToolGroup):
@@ -36,7 +36,7 @@ def item_message(item: ThreadItem, session: Session) -> Message:
     if isinstance(item, UserTurn):
         return user_message(item)
     if isinstance(item, TodoItem):
-        return todos_message(item.key, session)
+        return todos_message(item.key, session, plan)
     if isinstance(item, DelegationItem):
         return delegation_message(item, session)
     if isinstance(item, ResultItem):
@@ -44,15 +44,17 @@ def item_message(item: ThreadItem, session: Session) -> Message:
     raise TypeError(f"no message for {type(item).__name__}")
 
 
-def thread_messages(session: Session, now: datetime | None = None) -> list[Message]:
+def thread_messages(
+    session: Session, now: datetime | None = None, plan: bool = False
+) -> list[Message]:
     """The root message, then one message per thread item, in order; each marked final when
-    it will not change again."""
+    it will not change again. ``plan``: the todo list as a plan of task cards."""
     ended = session.status is not SessionStatus.RUNNING
     last = session.items[-1] if session.items else None
     messages = [_final(root_message(session, now), ended)]
     for item in session.items:
         settled = ended or _settled(item, session, last)
-        messages.append(_final(item_message(item, session), settled))
+        messages.append(_final(item_message(item, session, plan), settled))
     return messages
 
 

@@ -108,6 +108,7 @@ class Delivery:
         self._outage_pause = 0.0  # while Slack is away: the pause after the last failed call
         self.outage_since: float | None = None  # when Slack went away (clock seconds)
         self.lost_threads: set[str] = set()  # sessions whose thread starts again: render whole
+        self.posted: dict[str, int] = {}  # posts per session (one clears its thread's status)
 
     # --- what should be -------------------------------------------------------------------
 
@@ -295,6 +296,7 @@ class Delivery:
         self.ledger.record(wanted.session_id, wanted.key, ts, wanted.digest)
         self._wanted.pop((wanted.session_id, wanted.key), None)
         self.counts = _add(self.counts, posts=1)
+        self.posted[wanted.session_id] = self.posted.get(wanted.session_id, 0) + 1
 
     def _post_payload(
         self, wanted: Wanted, thread: str | None, key: dict[str, str], broadcast: bool
