@@ -97,8 +97,8 @@ class Entry:
     fields: tuple[str, ...] = ()
 
 
-SCHEMA: Final = 1  # bump with any change below (see the module's docstring)
-SCHEMA_DIGEST: Final = "b18e44fd891137fb"  # (tests/test_snapshot.py says the new one)
+SCHEMA: Final = 2  # bump with any change below (see the module's docstring)
+SCHEMA_DIGEST: Final = "bb2b5c1c82491d80"  # (tests/test_snapshot.py says the new one)
 
 CLASSES: Final[tuple[Entry, ...]] = (
     Entry("ResultStatus", ResultStatus, ENUM),
@@ -145,7 +145,7 @@ CLASSES: Final[tuple[Entry, ...]] = (
     Entry("Verbosity", Verbosity, ENUM),
     Entry("SessionStatus", SessionStatus, ENUM),
     Entry("SessionSettings", SessionSettings, BUILT, (
-        "verbosity", "orphan_after_s", "tools_per_group", "idle_after_s",
+        "verbosity", "orphan_after_s", "tools_per_group", "idle_after_s", "stop_button",
     )),
     Entry("SessionInfo", SessionInfo, FIELDS, (
         "agent", "model", "cwd", "version", "title", "prompt",
