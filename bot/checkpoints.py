@@ -5,22 +5,21 @@ produced.
 The core is pure and deterministic, so after a restart it is restored from the last
 checkpoint, each source is read again from its committed position, and the messages it then
 wants are compared with what the store says was sent: nothing already in the channel is posted
-again. The core is pickled: the state file is the user's own, mode 0600, and a checkpoint
-written by another version of slacktail is dropped (the sources are then read from the start,
-and the messages already sent are updated in place, not posted again).
+again. The core is saved as an explicit snapshot (``bot.snapshot``: plain data, the fields of
+the classes ``bot.snapshot_classes`` names), versioned by its schema, not by the build: a
+checkpoint written by the compiled core is read by the pure one and back. A checkpoint of
+another schema, or one that cannot be read, is dropped (the sources are then read from the
+start, and the messages already sent are updated in place, not posted again).
 """
 
 from __future__ import annotations
 
-import pickle
 import time
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
-from bot import __version__, events
-from bot.build import compiled
+from bot import events, snapshot
 from bot.errors import InputError
 from bot.formats.reader import SourceReader
 from bot.logs import EventLog
@@ -28,9 +27,9 @@ from bot.session import Session, SessionBook
 from bot.sources.position import stored_position
 from bot.store import Store
 
-# A compiled core pickles differently from a pure one: a checkpoint of the other kind is dropped.
-CORE_VERSION = zlib.crc32(f"slacktail {__version__} core 8 compiled={compiled()}".encode())
-_VERSION_TAG = CORE_VERSION.to_bytes(4, "big")
+# The snapshot's schema: a checkpoint of another one (or of a slacktail that pickled) is dropped.
+CORE_VERSION: Final = snapshot.SCHEMA
+_VERSION_TAG: Final = f"slacktail snapshot {CORE_VERSION}\n".encode()  # of a retired session
 MIN_INTERVAL_S = 1.0
 COST_FACTOR = 20  # a checkpoint waits at least this many times as long as the last one took
 
@@ -83,11 +82,11 @@ class Checkpoints:
             self._drop("written by another version of slacktail")
             return Restored(None, {})
         try:
-            core = pickle.loads(checkpoint.core)
-        except Exception as error:  # unpickling garbage can raise almost any error: reported
-            self._drop(f"unreadable ({type(error).__name__}: {str(error)[:200]})")
+            core = _core_of(snapshot.loads(checkpoint.core))
+        except snapshot.SnapshotError as error:
+            self._drop(f"unreadable ({error})")
             return Restored(None, {})
-        if not isinstance(core, CoreState):
+        if core is None:
             self._drop("not a slacktail checkpoint")
             return Restored(None, {})
         unreadable = _unreadable_position(checkpoint.positions)
@@ -103,7 +102,7 @@ class Checkpoints:
 
     def save(self, core: CoreState, positions: dict[str, dict[str, Any]]) -> None:
         started = self.clock()
-        blob = pickle.dumps(core, protocol=pickle.HIGHEST_PROTOCOL)
+        blob = snapshot.dumps(plain_core(core))
         self.store.save_checkpoint(self.job, CORE_VERSION, blob, positions)
         self._last_at = self.clock()
         self._last_cost = self._last_at - started
@@ -113,7 +112,7 @@ class Checkpoints:
 
     def archive(self, session: Session) -> None:
         """Keep a finished session in the store instead of in memory."""
-        blob = _VERSION_TAG + pickle.dumps(session, protocol=pickle.HIGHEST_PROTOCOL)
+        blob = _VERSION_TAG + snapshot.dumps(session)
         self.store.archive(self.job, session.session_id, blob)
 
     def archived_ids(self) -> set[str]:
@@ -125,9 +124,8 @@ class Checkpoints:
         if blob is None or not blob.startswith(_VERSION_TAG):
             return None
         try:
-            session = pickle.loads(blob[len(_VERSION_TAG) :])
-        except (pickle.UnpicklingError, AttributeError, ImportError, EOFError, TypeError,
-                ValueError) as error:  # fmt: skip
+            session = snapshot.loads(blob[len(_VERSION_TAG) :])
+        except snapshot.SnapshotError as error:
             self.log.event(events.ArchivedSessionUnreadable(session_id, str(error)))
             return None
         return session if isinstance(session, Session) else None
@@ -139,6 +137,30 @@ class Checkpoints:
     def _drop(self, why: str) -> None:
         self.log.event(events.CheckpointDropped(why, reading_from="the start of each source"))
         self.store.drop_checkpoint(self.job)
+
+
+def plain_core(core: CoreState) -> dict[str, Any]:
+    """The core's fields, by name (``tests/test_checkpoints.py`` checks that none is left out)."""
+    return {"book": core.book, "readers": core.readers, "families": core.families,
+            "ended": core.ended, "produced": core.produced}  # fmt: skip
+
+
+def _core_of(plain: Any) -> CoreState | None:
+    """The core of a snapshot's value, or None when it is not one."""
+    if not isinstance(plain, dict) or plain.keys() != _CORE_FIELDS:
+        return None
+    book, readers, families = plain["book"], plain["readers"], plain["families"]
+    ended, produced = plain["ended"], plain["produced"]
+    if not (isinstance(book, SessionBook) and isinstance(readers, dict)
+            and all(isinstance(reader, SourceReader) for reader in readers.values())
+            and isinstance(families, dict) and isinstance(ended, set)
+            and isinstance(produced, dict)
+            and all(isinstance(ids, set) for ids in produced.values())):  # fmt: skip
+        return None
+    return CoreState(book, readers, families, ended, produced)
+
+
+_CORE_FIELDS: Final = {"book", "readers", "families", "ended", "produced"}
 
 
 def _unreadable_position(positions: dict[str, dict[str, Any]]) -> str | None:

@@ -67,7 +67,7 @@ def default_state_dir() -> Path:
 @dataclass(frozen=True, slots=True)
 class Checkpoint:
     version: int
-    core: bytes  # the pickled core state (see ``bot.follower``)
+    core: bytes  # the core state's snapshot (see ``bot.checkpoints``)
     positions: dict[str, dict[str, Any]]  # source name -> its position
 
 

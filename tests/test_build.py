@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
-import pickle
 import shutil
 from pathlib import Path
 
 import pytest
 
+from bot import snapshot
 from bot.build import compiled, description, stale_modules
 from bot.records import Origin, Todo, TodoUpdate
 from bot.result_records import SessionResult
@@ -52,13 +52,13 @@ def test_the_version_says_whether_the_core_is_compiled() -> None:
     assert description() == ("compiled core (mypyc)" if compiled() else "pure Python core")
 
 
-def test_records_and_sessions_pickle_and_come_back_equal() -> None:
+def test_records_and_sessions_come_back_equal_from_a_snapshot() -> None:
     todos = TodoUpdate(Origin("s", None, 1), todos=(Todo("write", "completed", "Writing"),))
     book = SessionBook()
     book.apply(todos)
     book.apply(SessionResult(Origin("s", None, 2)))
-    again = pickle.loads(pickle.dumps(book))
-    assert pickle.loads(pickle.dumps(todos)) == todos
+    again = snapshot.loads(snapshot.dumps(book))
+    assert snapshot.loads(snapshot.dumps(todos)) == todos
     assert again.sessions["s"].todos == book.sessions["s"].todos
     assert again.records == 2
 

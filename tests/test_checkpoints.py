@@ -6,20 +6,25 @@ from __future__ import annotations
 
 import io
 import pickle
+import sqlite3
+from dataclasses import fields
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from blocks.thread import thread_messages
-from bot.checkpoints import CORE_VERSION, Checkpoints, CoreState
+from bot import snapshot
+from bot.checkpoints import CORE_VERSION, Checkpoints, CoreState, plain_core
+from bot.cli import main
 from bot.formats.reader import SourceReader
+from bot.localslack import LocalSlack
 from bot.logs import EventLog
 from bot.session import SessionBook
 from bot.sources.files import is_document, read_bytes, split_lines
 from bot.sources.position import DocumentPosition, FilePosition
 from bot.store import Store
-from tests.conftest import FakeClock, corpus_files
+from tests.conftest import FIXTURES, FakeClock, corpus_files
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 LINE_FILES = [p for p in corpus_files() if not is_document(p.read_bytes())]
@@ -48,18 +53,20 @@ def test_a_core_restored_midway_gives_the_same_threads(path: Path) -> None:
     lines = list(split_lines(read_bytes(path)))
     straight = CoreState(SessionBook())
     _feed(straight, path.name, lines)
+    expected = _threads(straight)
     for cut in sorted({1, len(lines) // 3, len(lines) // 2, len(lines) - 1}):
         first = CoreState(SessionBook())
         _feed(first, path.name, lines[:cut])
-        restored = pickle.loads(pickle.dumps(first, protocol=pickle.HIGHEST_PROTOCOL))
+        checkpoints = Checkpoints(Store.memory(), "job")
+        checkpoints.save(first, {})
+        restored = checkpoints.restore().core
+        assert restored is not None, f"cut at line {cut}"
         _feed(restored, path.name, lines[cut:])
-        assert _threads(restored) == _threads(_copy(straight)), f"cut at line {cut}"
+        assert _threads(restored) == expected, f"cut at line {cut}"
 
 
-def _copy(core: CoreState) -> CoreState:
-    copied = pickle.loads(pickle.dumps(core))
-    assert isinstance(copied, CoreState)
-    return copied
+def test_a_checkpoint_holds_every_field_of_the_core() -> None:
+    assert set(plain_core(CoreState(SessionBook()))) == {f.name for f in fields(CoreState)}
 
 
 def test_a_saved_checkpoint_is_restored(tmp_path: Path) -> None:
@@ -83,9 +90,10 @@ def _log() -> tuple[EventLog, io.StringIO]:
     return EventLog(stream), stream
 
 
-def test_a_checkpoint_of_another_version_is_dropped_and_reported(tmp_path: Path) -> None:
+def test_a_checkpoint_of_another_schema_is_dropped_and_reported(tmp_path: Path) -> None:
     store = Store.open(tmp_path)
-    store.save_checkpoint("job", CORE_VERSION + 1, pickle.dumps(CoreState(SessionBook())), {})
+    core = snapshot.dumps(plain_core(CoreState(SessionBook())))
+    store.save_checkpoint("job", CORE_VERSION + 1, core, {})
     log, out = _log()
     restored = Checkpoints(store, "job", log=log).restore()
     assert restored.core is None and restored.positions == {}
@@ -102,10 +110,28 @@ def test_an_unreadable_checkpoint_is_dropped_and_reported(tmp_path: Path) -> Non
     assert "unreadable" in out.getvalue()
 
 
-def test_a_checkpoint_holding_something_else_is_dropped(tmp_path: Path) -> None:
+def test_a_pickled_checkpoint_of_an_older_slacktail_is_dropped_and_reported(
+    tmp_path: Path,
+) -> None:
     store = Store.open(tmp_path)
-    store.save_checkpoint("job", CORE_VERSION, pickle.dumps({"not": "a core"}), {})
-    assert Checkpoints(store, "job").restore().core is None
+    older = 0x9E3779B9  # a version as it was then: a digest of slacktail's version and its build
+    store.save_checkpoint("job", older, pickle.dumps({"book": "a pickled core"}), {})
+    log, out = _log()
+    assert Checkpoints(store, "job", log=log).restore().core is None
+    assert "another version" in out.getvalue() and store.checkpoint("job") is None
+
+
+@pytest.mark.parametrize(
+    "value", [{"not": "a core"}, [1, 2], {"book": 1, "readers": {}, "families": {}, "ended": [],
+              "produced": {}}],
+    ids=["another-dict", "a-list", "fields-of-other-types"],
+)  # fmt: skip
+def test_a_checkpoint_holding_something_else_is_dropped(tmp_path: Path, value: object) -> None:
+    store = Store.open(tmp_path)
+    store.save_checkpoint("job", CORE_VERSION, snapshot.dumps(value), {})
+    log, out = _log()
+    assert Checkpoints(store, "job", log=log).restore().core is None
+    assert "not a slacktail checkpoint" in out.getvalue()
 
 
 def test_checkpoints_are_due_at_most_every_interval(tmp_path: Path) -> None:
@@ -121,8 +147,10 @@ def test_checkpoints_are_due_at_most_every_interval(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "garbage",
     [b"\x80\x04\x95\xff\xff\xff\xff\xff\xff\xff\x7f", b"\x80\x05}q\x00(X\x01", b"\x80\x04K\x01.",
-     bytes(range(256)), pickle.dumps(list(range(3)))[:-3] + b"\x8c\xff"],
-    ids=["huge-frame", "truncated", "an-int", "every-byte", "cut-off"],
+     bytes(range(256)), pickle.dumps(list(range(3)))[:-3] + b"\x8c\xff", b'{"book": {"$r": 9',
+     b'{"$SessionBook": []}', b'{"$Nobody": [1]}'],
+    ids=["huge-frame", "truncated", "an-int", "every-byte", "cut-off", "json-cut-off",
+         "too-few-fields", "an-unknown-class"],
 )  # fmt: skip
 def test_a_checkpoint_of_any_garbage_is_dropped_never_raised(
     tmp_path: Path, garbage: bytes
@@ -149,8 +177,56 @@ def test_a_documents_position_is_restored_with_the_files(tmp_path: Path) -> None
 def test_a_checkpoint_whose_position_was_tampered_with_is_dropped_whole(tmp_path: Path) -> None:
     store = Store.open(tmp_path)
     core = CoreState(SessionBook())
-    store.save_checkpoint("job", CORE_VERSION, pickle.dumps(core), {"a.log": {"offset": -1}})
+    store.save_checkpoint("job", CORE_VERSION, snapshot.dumps(plain_core(core)),
+                          {"a.log": {"offset": -1}})  # fmt: skip
     log, out = _log()
     restored = Checkpoints(store, "job", log=log).restore()
     assert restored.core is None and restored.positions == {}
     assert "the position of a.log is unreadable" in out.getvalue()
+
+
+def _session_of(path: Path) -> tuple[CoreState, str]:
+    core = CoreState(SessionBook())
+    _feed(core, path.name, list(split_lines(read_bytes(path))))
+    return core, next(iter(core.book.sessions))
+
+
+@pytest.mark.parametrize("path", LINE_FILES[:8], ids=[p.name for p in LINE_FILES[:8]])
+def test_a_retired_session_comes_back_as_it_was(tmp_path: Path, path: Path) -> None:
+    core, session_id = _session_of(path)
+    checkpoints = Checkpoints(Store.open(tmp_path), "job")
+    session = core.book.sessions[session_id]
+    checkpoints.archive(session)
+    again = checkpoints.unarchive(session_id)
+    assert again is not None
+    assert thread_messages(again, NOW) == thread_messages(session, NOW)
+
+
+def test_a_retired_session_that_cannot_be_read_is_reported_not_raised(tmp_path: Path) -> None:
+    store = Store.open(tmp_path)
+    log, out = _log()
+    checkpoints = Checkpoints(store, "job", log=log)
+    store.archive("job", "s1", f"slacktail snapshot {CORE_VERSION}\n".encode() + b'{"$Session"')
+    store.archive("job", "s2", b"\x12\x34\x56\x78" + pickle.dumps("an older slacktail's"))
+    assert checkpoints.unarchive("s1") is None and checkpoints.unarchive("s2") is None
+    assert out.getvalue().count("archived_session_unreadable") == 1
+
+
+def test_a_checkpoint_of_an_older_schema_is_dropped_once_and_nothing_is_posted_twice(
+    workspace: LocalSlack, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    state = tmp_path / "state"
+    flags = ["follow", "--once", "--channel", "agents", "--state-dir", str(state),
+             str(FIXTURES / "preview_mentions.jsonl")]  # fmt: skip
+    assert main(flags) == 0
+    posts = [r for r in workspace.requests if r.method == "chat.postMessage"]
+    db = sqlite3.connect(state / "state.db")
+    with db:
+        db.execute("UPDATE checkpoints SET version = ?", (CORE_VERSION - 1,))
+    db.close()
+    capsys.readouterr()
+    assert main(flags) == 0
+    err = capsys.readouterr().err
+    assert err.count('"checkpoint_dropped"') == 1 and "another version" in err
+    assert [r for r in workspace.requests if r.method == "chat.postMessage"] == posts
+    assert len(workspace.channel_messages()) == 1

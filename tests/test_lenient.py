@@ -3,13 +3,13 @@ deeper than anything can walk are cut, odd times are no time, and a UTF-16 log i
 
 from __future__ import annotations
 
-import pickle
 from pathlib import Path
 
 import orjson
 import pytest
 
 from blocks.thread import thread_messages
+from bot import snapshot
 from bot.cli import main
 from bot.formats.reader import SourceReader
 from bot.lenient import from_utf16, lenient_json, utf16_by_bom
@@ -57,7 +57,7 @@ def test_a_tool_input_nested_hundreds_of_levels_deep_is_shown_not_raised(
 def test_an_unknown_line_nested_a_thousand_levels_deep_is_held_checkpointable() -> None:
     reader = SourceReader("x")
     assert reader.feed(("[" * 1000 + "]" * 1000).encode(), 1) == []  # held for detection
-    restored = pickle.loads(pickle.dumps(reader))
+    restored = snapshot.loads(snapshot.dumps(reader))
     (unparsed,) = restored.finish()
     assert isinstance(unparsed, Unparsed)
 

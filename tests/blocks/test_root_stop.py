@@ -40,6 +40,6 @@ def test_an_ended_session_has_no_stop_button() -> None:
 
 
 def test_the_stop_setting_survives_a_checkpoint() -> None:
-    import pickle
+    from bot import snapshot
 
-    assert pickle.loads(pickle.dumps(SessionSettings(stop_button=True))).stop_button
+    assert snapshot.loads(snapshot.dumps(SessionSettings(stop_button=True))).stop_button

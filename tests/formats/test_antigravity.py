@@ -4,13 +4,13 @@ raw files, not from the parser)."""
 
 from __future__ import annotations
 
-import pickle
 from pathlib import Path
 from typing import Any, TypeVar
 
 import orjson
 import pytest
 
+from bot import snapshot
 from bot.formats import FORMATS, antigravity, detect_family
 from bot.formats.antigravity import Parser, conversation_of, detect
 from bot.formats.antigravity_steps import NO_RESULT
@@ -329,10 +329,10 @@ def test_a_step_that_answers_no_call_is_a_warning_at_the_end() -> None:
     assert only(records, ToolResult) == []
 
 
-def test_the_parser_pickles_with_a_held_step() -> None:
+def test_the_parser_comes_back_from_a_snapshot_with_a_held_step() -> None:
     parser = Parser("t.jsonl")
     parser.parse(step(3, "RUN_COMMAND", content="early"), 1)
-    restored = pickle.loads(pickle.dumps(parser))
+    restored = snapshot.loads(snapshot.dumps(parser))
     records = restored.parse(planner(2, "a"), 2) or []
     assert answers(records) == {"2:0": ("early", False)}
 

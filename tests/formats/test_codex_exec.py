@@ -4,7 +4,6 @@ from the raw files, not from the parser)."""
 
 from __future__ import annotations
 
-import pickle
 from collections import Counter
 from pathlib import Path
 from typing import Any, TypeVar
@@ -14,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot import snapshot
 from bot.formats import codex_exec, detect_family, openai_messages
 from bot.formats.codex_exec import Parser, detect
 from bot.preview import build_preview, preview_document
@@ -821,12 +821,12 @@ def test_legacy_text_plan_approvals_deltas_and_unknown_events() -> None:
 # --- state ------------------------------------------------------------------------------------
 
 
-def test_a_parser_pickled_mid_stream_goes_on_where_it_was() -> None:
+def test_a_parser_snapshot_mid_stream_goes_on_where_it_was() -> None:
     parser = Parser("src")
     parser.parse(THREAD, 1)
     parser.parse(usage(100, 0, 10), 2)
     parser.parse(item("started", type="command_execution", command="x", status="in_progress"), 3)
-    restored = pickle.loads(pickle.dumps(parser))
+    restored = snapshot.loads(snapshot.dumps(parser))
     done = item("completed", type="command_execution", command="x", aggregated_output="",
                 exit_code=0, status="completed")  # fmt: skip
     assert [type(r) for r in restored.parse(done, 4) or []] == [ToolResult]
@@ -842,7 +842,7 @@ def test_calls_that_never_complete_do_not_grow_the_state_without_bound() -> None
         started = {"type": "item.started", "item": {"id": f"item_{n}", "type": "web_search",
                                                     "query": "q"}}  # fmt: skip
         parser.parse(started, n + 2)
-    assert len(pickle.dumps(parser)) < 400_000
+    assert len(snapshot.dumps(parser)) < 400_000
 
 
 _ANY_JSON = st.recursive(

@@ -5,7 +5,6 @@ with a separate script, then written down)."""
 
 from __future__ import annotations
 
-import pickle
 from collections import Counter
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -15,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot import snapshot
 from bot.formats import detect_family, gemini_session
 from bot.formats.gemini_session import Parser, detect
 from bot.preview import build_preview, preview_document
@@ -356,7 +356,7 @@ def test_the_parser_is_saved_in_a_checkpoint_and_goes_on_where_it_was() -> None:
     parser = Parser("src")
     parser.parse(header(), 1)
     parser.parse(gemini(toolCalls=[tool_call("c1", status="executing")]), 2)
-    restored: Parser = pickle.loads(pickle.dumps(parser))
+    restored: Parser = snapshot.loads(snapshot.dumps(parser))
     records = restored.parse(gemini(toolCalls=[tool_call("c1")]), 3) or []
     assert [type(r).__name__ for r in records] == ["ToolResult"]
     assert records[0].session_id == "s1"

@@ -4,7 +4,6 @@ a separate script, then written down)."""
 
 from __future__ import annotations
 
-import pickle
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -13,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot import snapshot
 from bot.formats import detect_family, gemini_stream
 from bot.formats.gemini_stream import Parser, detect
 from bot.records import (
@@ -372,7 +372,7 @@ def test_the_parser_is_saved_in_a_checkpoint_and_goes_on_where_it_was() -> None:
     parser = Parser("src")
     parser.parse(INIT, 1)
     parser.parse(event("tool_use", tool_name="read_file", tool_id="t1", parameters={}), 2)
-    restored: Parser = pickle.loads(pickle.dumps(parser))
+    restored: Parser = snapshot.loads(snapshot.dumps(parser))
     (result,) = restored.parse(event("tool_result", tool_id="t1", status="success"), 3) or []
     assert isinstance(result, ToolResult)
     assert (result.session_id, result.name) == ("s1", "read_file")

@@ -3,12 +3,12 @@ corpus file of the family holds (numbers counted from the raw files, then writte
 
 from __future__ import annotations
 
-import pickle
 from typing import Any, TypeVar
 
 import orjson
 import pytest
 
+from bot import snapshot
 from bot.formats import detect_family, opencode
 from bot.formats.opencode import Parser, detect
 from bot.preview import build_preview, preview_document
@@ -368,10 +368,10 @@ def test_parts_without_id_or_session_and_an_unknown_type_are_read() -> None:
     assert notice.kind == "session.compacted" and notice.text.startswith("session.compacted: {")
 
 
-def test_a_parser_pickled_mid_session_keeps_its_sums() -> None:
+def test_a_parser_snapshot_mid_session_keeps_its_sums() -> None:
     parser = Parser("src")
     parser.parse(finish("tool-calls", cost=0.25, tokens={"input": 7}), 1)
-    restored = pickle.loads(pickle.dumps(parser))
+    restored = snapshot.loads(snapshot.dumps(parser))
     records = restored.parse(finish("stop", cost=0.5, tokens={"input": 3}), 2)
     assert records is not None
     (result,) = only(records, SessionResult)

@@ -3,12 +3,12 @@ file of the family holds (numbers counted from the raw files, then written down)
 
 from __future__ import annotations
 
-import pickle
 from typing import Any, TypeVar
 
 import orjson
 import pytest
 
+from bot import snapshot
 from bot.formats import detect_family, openai_messages, pi_events
 from bot.formats.pi_events import Parser, detect
 from bot.preview import build_preview, preview_document
@@ -368,10 +368,10 @@ def test_an_event_newer_than_this_module_is_a_notice() -> None:
     assert (notice.kind, notice.text) == ("bash_execution_update", "Bash execution update")
 
 
-def test_a_parser_pickled_mid_run_keeps_its_sums_and_its_calls() -> None:
+def test_a_parser_snapshot_mid_run_keeps_its_sums_and_its_calls() -> None:
     parser = Parser("src")
     parser.parse(end(assistant(tool_call("t1"), stop="toolUse", usage=usage(0.25))), 1)
-    restored = pickle.loads(pickle.dumps(parser))
+    restored = snapshot.loads(snapshot.dumps(parser))
     again = restored.parse({"type": "tool_execution_start", "toolCallId": "t1", "args": {}}, 2)
     assert again is not None and type(again[0]) is Ignored
     records = restored.parse(agent_end(), 3)

@@ -4,13 +4,13 @@ from the raw file, then written down)."""
 
 from __future__ import annotations
 
-import pickle
 from collections import Counter
 from typing import Any, Final, TypeVar
 
 import orjson
 import pytest
 
+from bot import snapshot
 from bot.formats import detect_family, pi_session
 from bot.formats.pi_session import Parser, detect
 from bot.preview import build_preview, preview_document
@@ -277,10 +277,10 @@ def test_a_turn_end_makes_the_session_wait_and_the_users_next_words_run_it_again
                         SessionStatus.RUNNING, SessionStatus.WAITING]  # fmt: skip
 
 
-def test_a_parser_pickled_mid_file_keeps_its_session_and_model() -> None:
+def test_a_parser_snapshot_mid_file_keeps_its_session_and_model() -> None:
     parser = Parser("src")
     parser.parse({"type": "session", "id": "s9", "timestamp": AT, "modelId": "m1"}, 1)
-    restored = pickle.loads(pickle.dumps(parser))
+    restored = snapshot.loads(snapshot.dumps(parser))
     records = restored.parse(message(role="assistant", content=[], model="m1"), 2)
     assert records is not None and [r.session_id for r in records] == ["s9"]
     assert only(records, SessionStarted) == []  # the model is not new

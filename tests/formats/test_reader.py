@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import pickle
 from pathlib import Path
 
 import orjson
@@ -11,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bot import snapshot
 from bot.errors import FormatError
 from bot.formats import FAMILIES, FORMATS, LogFormat
 from bot.formats import reader as reader_module
@@ -289,7 +289,7 @@ def test_a_parser_of_any_class_is_called_through_the_base_class() -> None:
     assert isinstance(wrapped, LineParser)
     assert wrapped.finish() == []
     reader = SourceReader("x", family="backend")
-    restored = pickle.loads(pickle.dumps(reader))
+    restored = snapshot.loads(snapshot.dumps(reader))
     records = restored.feed(b'{"type": "user", "content": "hi", "timestamp": 1.5}', 1)
     assert [type(record).__name__ for record in records] == ["SessionStarted", "UserText"]
 

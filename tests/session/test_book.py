@@ -3,11 +3,10 @@ with."""
 
 from __future__ import annotations
 
-import pickle
-
 import pytest
 
 import bot.session.book as book_module
+from bot import snapshot
 from bot.records import AssistantText, Origin, SessionStarted, ToolCall, UserText
 from bot.session import SessionBook
 
@@ -87,10 +86,10 @@ def test_tombstones_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     assert book.apply(SessionStarted(Origin("c", None, 10))) is None
 
 
-def test_a_book_survives_pickling_with_its_released_sessions() -> None:
+def test_a_book_survives_a_snapshot_with_its_released_sessions() -> None:
     book = _book("a", "b")
     book.release("a")
-    copy = pickle.loads(pickle.dumps(book))
+    copy = snapshot.loads(snapshot.dumps(book))
     assert copy.apply(AssistantText(Origin("a", None, 3), text="late")) is None
     assert list(copy.sessions) == ["b"]
     assert copy.least_recent() is copy.sessions["b"]

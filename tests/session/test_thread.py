@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import pickle
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot import snapshot
 from bot.session.thread import TEXT_CAP, TextBatch
 
 
@@ -39,9 +38,9 @@ def test_a_batch_reads_as_its_pieces_joined_and_cut_at_the_cap(
     assert batch.is_full == (len(text) >= TEXT_CAP)
 
 
-def test_a_batch_pickles_with_its_text() -> None:
+def test_a_batch_comes_back_from_a_snapshot_with_its_text() -> None:
     batch = TextBatch("text:1")
     for piece in ("Hel", "lo", " world"):
         batch.add(piece, delta=True)
-    again = pickle.loads(pickle.dumps(batch))
+    again = snapshot.loads(snapshot.dumps(batch))
     assert (again.key, again.text, again.size) == ("text:1", "Hello world", 11)
