@@ -56,6 +56,25 @@ def thread_messages(session: Session, now: datetime | None = None) -> list[Messa
     return messages
 
 
+def changed_messages(
+    session: Session, changed: list[int] | None, now: datetime | None = None
+) -> list[Message]:
+    """The messages of the thread that may have changed: the root, then the messages of the
+    ``changed`` items (their indices in order, as ``Session.take_changes`` gives them; ``None``:
+    every item). What the others show is what they showed when last built."""
+    if changed is None:
+        return thread_messages(session, now)
+    ended = session.status is not SessionStatus.RUNNING
+    items = session.items
+    last = items[-1] if items else None
+    messages = [_final(root_message(session, now), ended)]
+    for index in changed:
+        item = items[index]
+        settled = ended or _settled(item, session, last)
+        messages.append(_final(item_message(item, session), settled))
+    return messages
+
+
 def _final(message: Message, final: bool) -> Message:
     """``message``, just built and held by nobody else, marked final or not (in place: a
     copy would build every message twice)."""

@@ -108,6 +108,7 @@ class Delivery:
         self._outage_pause = 0.0  # while Slack is away: the pause after the last failed call
         self.outage_since: float | None = None  # when Slack went away (clock seconds)
         self.lost_threads: set[str] = set()  # sessions whose thread starts again: render whole
+        self.forgotten: set[str] = set()  # sessions a message of which was deleted: render whole
 
     # --- what should be -------------------------------------------------------------------
 
@@ -320,6 +321,7 @@ class Delivery:
                 return
             self.log.event(events.MessageDeleted(wanted.session_id, wanted.key))
             self.ledger.forget(wanted.session_id, wanted.key)  # posted again as new
+            self.forgotten.add(wanted.session_id)  # at the session's next render
             return
         self.ledger.record(wanted.session_id, wanted.key, sent.ts, wanted.digest)
         self._wanted.pop((wanted.session_id, wanted.key), None)
@@ -343,6 +345,12 @@ class Delivery:
         """The sessions whose threads start again (each to be wanted again whole), once."""
         lost, self.lost_threads = self.lost_threads, set()
         return lost
+
+    def take_forgotten(self) -> set[str]:
+        """The sessions a message of which was deleted since this was last asked: their next
+        render builds every message (the deleted one is posted again), once."""
+        forgotten, self.forgotten = self.forgotten, set()
+        return forgotten
 
     def _update_payload(self, wanted: Wanted, ts: str) -> None:
         try:
