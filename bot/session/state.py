@@ -62,7 +62,7 @@ from bot.session.thread import (
     TodoItem,
     ToolGroup,
 )
-from bot.session.tool_calls import ToolCallState, ToolStatus
+from bot.session.tool_calls import OPEN_STATUSES, ToolCallState, ToolStatus
 
 HELD_RECORDS: Final = 5_000  # records of one subagent held until its call is known
 
@@ -175,7 +175,7 @@ class Session:
         else:
             self._follow(record, logged_at, shown)
         if (self.status is _RUNNING) is not running:
-            self.change_all()  # every message is final once the session stops running
+            self._running_changed()
         return significance
 
     def _follow(self, record: Record, at: datetime | None, shown: bool) -> None:
@@ -219,7 +219,7 @@ class Session:
             quiet = self.quiet_s(now)
             if quiet is not None and quiet >= self.settings.idle_after_s:
                 self.status = _IDLE
-                self.change_all()
+                self._running_changed()
                 changed = True
         if self.last_seen is None or self.result is not None:
             return changed
@@ -238,7 +238,7 @@ class Session:
         if self.result is None and not expects_result and self.status is not _WAITING:
             self.status = SessionStatus.UNKNOWN
         if (self.status is _RUNNING) is not running:
-            self.change_all()
+            self._running_changed()
 
     # --- time ----------------------------------------------------------------------------
 
@@ -309,6 +309,22 @@ class Session:
             self._changed.add(len(items) - 1)
         items.append(item)
         self.item_changed(len(items) - 1, call_id)
+
+    def _running_changed(self) -> None:
+        """The session began or stopped running: every message is final while it does not
+        run, so the messages final only then change (the last item's, the todo list's, and
+        those showing a call still open); the others are final either way."""
+        if self._all_changed:
+            return
+        if self.items:
+            self._changed.add(len(self.items) - 1)
+        if self._todo_at >= 0:
+            self._changed.add(self._todo_at)
+        calls = self.calls
+        for call_id in self.open_calls:  # every call still open is there
+            call = calls[call_id]
+            if call.status in OPEN_STATUSES:
+                self.call_changed(call)
 
     def call_changed(self, call: ToolCallState) -> None:
         """The call changed: the items showing it change (its own, and its parent's, which

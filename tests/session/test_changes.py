@@ -101,11 +101,13 @@ def test_a_todo_update_rebuilds_the_todo_lists_message() -> None:
     assert session.take_changes() == [0]
 
 
-def test_a_session_that_stops_running_builds_every_message() -> None:
-    session = session_of([call("a")])
+def test_a_session_that_stops_running_rebuilds_the_messages_final_only_then() -> None:
+    first = [call(f"c{n}") for n in range(4)] + [ok(f"c{n}") for n in range(4)]
+    second = [call(f"d{n}") for n in range(4)] + [ok(f"d{n}") for n in range(3)]
+    session = session_of([*first, *second, UserText(origin(3), text="and?")])
     session.take_changes()
-    session.apply(TurnEnded(origin(3)))
-    assert session.take_changes() is None
+    session.apply(TurnEnded(origin(4)))  # the group with a call still open, and the last item
+    assert session.take_changes() == [1, 2]
 
 
 def test_a_restored_session_builds_every_message() -> None:
@@ -190,3 +192,11 @@ def test_building_only_the_changed_messages_holds_when_quiet(
     for message in changed_messages(session, session.take_changes()):
         channel[message.key] = (message.payload(), message.final)
     assert channel == channel_of(session)
+
+
+def test_a_session_that_stops_running_rebuilds_its_todo_lists_message() -> None:
+    todos = TodoUpdate(origin(1), todos=(Todo(content="a", status="pending"),))
+    session = session_of([todos, UserText(origin(2), text="go"), UserText(origin(3), text="on")])
+    session.take_changes()
+    session.apply(TurnEnded(origin(4)))
+    assert session.take_changes() == [0, 2]
