@@ -68,6 +68,7 @@ def delegation(session: Session, record: Delegation, at: datetime | None, shown:
     )
     calls = session.calls
     calls[call.id] = call
+    session.tally[call.status] += 1
     session.open_calls.append(call.id)
     if parent in calls:
         calls[parent].add_child(call.id)
@@ -81,17 +82,26 @@ def delegation(session: Session, record: Delegation, at: datetime | None, shown:
 def _add_call(session: Session, call: ToolCallState, parent: str | None, shown: bool) -> None:
     calls = session.calls
     calls[call.id] = call
+    session.tally[call.status] += 1
     session.open_calls.append(call.id)
     if parent is not None and parent in calls:
         parent_call = calls[parent]
         parent_call.add_child(call.id)
         session.call_changed(call)  # its parent's message counts it
         if parent_call.status is ToolStatus.PENDING:
-            parent_call.status = ToolStatus.RUNNING
+            set_status(session, parent_call, ToolStatus.RUNNING)
             session.call_changed(parent_call)
     elif shown:
         show_in_group(session, call.id)
     _apply_early_result(session, call.id)
+
+
+def set_status(session: Session, call: ToolCallState, status: ToolStatus) -> None:
+    """The call's status is now ``status`` (the session's calls counted by status follow)."""
+    tally = session.tally
+    tally[call.status] -= 1
+    tally[status] += 1
+    call.status = status
 
 
 def _apply_early_result(session: Session, call_id: str) -> None:
@@ -146,9 +156,9 @@ def tool_result(session: Session, record: ToolResult, at: datetime | None, shown
         _keep_early_result(session, record, at, shown)
         return
     if record.interrupted:
-        call.status = ToolStatus.INTERRUPTED
+        set_status(session, call, ToolStatus.INTERRUPTED)
     else:
-        call.status = ToolStatus.ERROR if record.is_error else ToolStatus.OK
+        set_status(session, call, ToolStatus.ERROR if record.is_error else ToolStatus.OK)
     call.ended_at = at
     session.call_changed(call)
     top_level = call.parent is None or call.parent not in session.calls
@@ -174,7 +184,7 @@ def interrupt_open_calls(session: Session) -> None:
     for call_id in session.open_calls:
         call = calls[call_id]
         if call.status in OPEN_STATUSES:
-            call.status = ToolStatus.INTERRUPTED
+            set_status(session, call, ToolStatus.INTERRUPTED)
             session.call_changed(call)
     session.open_calls = []
 
@@ -187,7 +197,7 @@ def orphan_open_calls(session: Session) -> bool:
     for call_id in session.open_calls:
         call = calls[call_id]
         if call.status in (ToolStatus.PENDING, ToolStatus.RUNNING):
-            call.status = ToolStatus.ORPHANED
+            set_status(session, call, ToolStatus.ORPHANED)
             session.call_changed(call)
             changed = True
         if call.status in OPEN_STATUSES:

@@ -112,6 +112,7 @@ class Session:
         self.timed = False  # whether records carry their own time (else: when they were read)
         self.last_seen: datetime | None = None  # when the last record arrived (ingest time)
         self.calls: dict[str, ToolCallState] = {}
+        self.tally = dict.fromkeys(ToolStatus, 0)  # the calls by status (set by ``calling``)
         # The calls that may still be open, in order: those begun since calls were last all
         # interrupted or found closed (a closed call never opens again).
         self.open_calls: list[str] = []
@@ -270,10 +271,7 @@ class Session:
         return self.counts[Significance.HIDDEN]
 
     def call_counts(self) -> dict[ToolStatus, int]:
-        counts = dict.fromkeys(ToolStatus, 0)
-        for call in self.calls.values():
-            counts[call.status] += 1
-        return counts
+        return dict(self.tally)
 
     # --- what changed ---------------------------------------------------------------------
 

@@ -172,6 +172,10 @@ def test_building_only_the_changed_messages_gives_the_whole_thread(
             for message in changed_messages(session, session.take_changes()):
                 channel[message.key] = (message.payload(), message.final)
             assert channel == channel_of(session)
+    walked = {status: 0 for status in session.tally}
+    for state in session.calls.values():
+        walked[state.status] += 1
+    assert session.tally == walked  # the calls counted by status as they change
 
 
 @settings(max_examples=50, deadline=None)
