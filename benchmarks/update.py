@@ -8,8 +8,9 @@ payload against the ledger). It is measured in one session of 100, 2,000 and 20,
 comparing the whole thread (what each update cost before).
 
 The memory: a session of 100,000 tool calls (each with a result of a few KB, a remark now and
-then), read in a fresh process, then its thread built once; the peak traced by ``tracemalloc``
-and the process's peak resident size (target ≤ 100 MB).
+then) in a fresh process, followed (its changed messages built every 100 calls and recorded
+in a ledger), and read then built whole at once (as ``preview`` does); the peak traced by
+``tracemalloc`` and the process's peak resident size (target ≤ 100 MB).
 
 Usage: ``python3 -m benchmarks.update [--updates 200] [--memory-calls 100000]``. Prints
 figures; it is not a test.
@@ -28,7 +29,7 @@ from datetime import UTC, datetime, timedelta
 
 from blocks.thread import changed_messages, thread_messages
 from bot.delivery import Delivery
-from bot.delivery.ledger import digest
+from bot.delivery.ledger import Ledger, digest
 from bot.delivery.slack_api import SlackApi
 from bot.records import AssistantText, Origin, SessionStarted, ToolCall, ToolResult
 from bot.session import Session
@@ -89,26 +90,54 @@ def update_costs(calls: int, updates: int, whole: bool) -> list[float]:
     return costs
 
 
-def memory(calls: int) -> None:
-    """In this process: read a session of ``calls`` calls, build its thread; print the peaks."""
-    tracemalloc.start()
-    session = session_of(calls)
-    messages = len(thread_messages(session))
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KB on Linux
-    print(f"{calls:,} calls, {messages:,} messages: traced peak {peak / 1e6:.1f} MB, "
-          f"peak RSS {rss:.1f} MB")  # fmt: skip
+def followed(calls: int, every: int = 100) -> int:
+    """A session of ``calls`` calls read as a follower reads it: every ``every`` calls, the
+    messages that changed built and recorded as sent (a ledger of their digests, as
+    delivery keeps); the messages built."""
+    session = Session(SID)
+    session.apply(SessionStarted(Origin(SID, T0, 1), agent="Claude Code", model="m", cwd="/w"))
+    ledger = Ledger()
+    built = 0
+    for number in range(calls):
+        call, result = call_records(number)
+        session.apply(call)
+        session.apply(result)
+        if number % every == every - 1:
+            for message in changed_messages(session, session.take_changes()):
+                ledger.record(SID, message.key, "1.0", digest(message.payload()))
+                built += 1
+    return built
+
+
+def memory(calls: int, whole: bool, traced: bool) -> None:
+    """In this process: a session of ``calls`` calls followed (or read, then its thread built
+    whole at once, as ``preview`` does: ``whole``); print the peak traced by tracemalloc
+    (``traced``), else the peak resident size (tracemalloc's own records would swell it)."""
+    if traced:
+        tracemalloc.start()
+    if whole:
+        what = "read, its thread built whole once"
+        messages = len(thread_messages(session_of(calls)))
+    else:
+        what = "followed (changed messages built every 100 calls)"
+        messages = followed(calls)
+    if traced:
+        figure = f"traced peak {tracemalloc.get_traced_memory()[1] / 1e6:.1f} MB"
+    else:
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KB on Linux
+        figure = f"peak RSS {rss:.1f} MB"
+    print(f"  {calls:,} calls {what}: {messages:,} messages built, {figure}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--updates", type=int, default=200)
     parser.add_argument("--memory-calls", type=int, default=100_000)
-    parser.add_argument("--memory-only", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--memory-only", choices=("followed", "whole"), help=argparse.SUPPRESS)
+    parser.add_argument("--traced", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.memory_only:
-        memory(args.memory_calls)
+        memory(args.memory_calls, args.memory_only == "whole", args.traced)
         return
     print("one update (a result arrives, its messages built and compared), median of "
           f"{args.updates}:")  # fmt: skip
@@ -119,10 +148,12 @@ def main() -> None:
         first = first or changed
         print(f"  {calls:>7,} calls: {changed * 1e3:7.3f} ms ({changed / first:4.2f}× the 100 "
               f"figure; the whole thread: {whole * 1e3:8.2f} ms)")  # fmt: skip
-    print("memory (a fresh process):")
-    command = [sys.executable, "-m", "benchmarks.update", "--memory-only",
-               "--memory-calls", str(args.memory_calls)]  # fmt: skip
-    subprocess.run(command, check=True)
+    print("memory (each in a fresh process):")
+    for way in ("followed", "whole"):
+        for traced in (["--traced"], []):
+            command = [sys.executable, "-m", "benchmarks.update", "--memory-only", way,
+                       "--memory-calls", str(args.memory_calls), *traced]  # fmt: skip
+            subprocess.run(command, check=True)
 
 
 if __name__ == "__main__":

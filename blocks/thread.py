@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime
 
 from blocks.assistant_text import text_message
@@ -58,21 +59,19 @@ def thread_messages(session: Session, now: datetime | None = None) -> list[Messa
 
 def changed_messages(
     session: Session, changed: list[int] | None, now: datetime | None = None
-) -> list[Message]:
+) -> Iterator[Message]:
     """The messages of the thread that may have changed: the root, then the messages of the
     ``changed`` items (their indices in order, as ``Session.take_changes`` gives them; ``None``:
-    every item). What the others show is what they showed when last built."""
-    if changed is None:
-        return thread_messages(session, now)
+    every item). What the others show is what they showed when last built. Built one at a
+    time, as they are taken: a long thread is never held whole."""
     ended = session.status is not SessionStatus.RUNNING
     items = session.items
     last = items[-1] if items else None
-    messages = [_final(root_message(session, now), ended)]
-    for index in changed:
+    yield _final(root_message(session, now), ended)
+    for index in range(len(items)) if changed is None else changed:
         item = items[index]
         settled = ended or _settled(item, session, last)
-        messages.append(_final(item_message(item, session), settled))
-    return messages
+        yield _final(item_message(item, session), settled)
 
 
 def _final(message: Message, final: bool) -> Message:

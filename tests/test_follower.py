@@ -10,7 +10,7 @@ import io
 import os
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -421,9 +421,10 @@ class WantedKeys(Delivery):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.keys: list[list[str]] = []
 
-    def want(self, session_id: str, messages: list[Any], reaction: str | None = None) -> None:
-        self.keys.append([message.key for message in messages])
-        super().want(session_id, messages, reaction)
+    def want(self, session_id: str, messages: Iterable[Any], reaction: str | None = None) -> None:
+        given = list(messages)
+        self.keys.append([message.key for message in given])
+        super().want(session_id, given, reaction)
 
 
 def tool_use(sid: str, call_id: str) -> bytes:

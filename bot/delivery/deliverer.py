@@ -23,7 +23,7 @@ names the sessions to render again whole); the other sessions are not touched.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -112,8 +112,11 @@ class Delivery:
 
     # --- what should be -------------------------------------------------------------------
 
-    def want(self, session_id: str, messages: list[Message], reaction: str | None = None) -> None:
-        """The session's thread should now look like ``messages`` (root first)."""
+    def want(
+        self, session_id: str, messages: Iterable[Message], reaction: str | None = None
+    ) -> None:
+        """The session's thread should now look like ``messages`` (root first; those not given
+        are as they were), each compared as it comes and dropped when Slack shows it already."""
         now = self.clock()
         for message in messages:
             payload = message.payload()
