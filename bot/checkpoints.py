@@ -29,7 +29,7 @@ from bot.sources.position import stored_position
 from bot.store import Store
 
 # A compiled core pickles differently from a pure one: a checkpoint of the other kind is dropped.
-CORE_VERSION = zlib.crc32(f"slacktail {__version__} core 7 compiled={compiled()}".encode())
+CORE_VERSION = zlib.crc32(f"slacktail {__version__} core 8 compiled={compiled()}".encode())
 _VERSION_TAG = CORE_VERSION.to_bytes(4, "big")
 MIN_INTERVAL_S = 1.0
 COST_FACTOR = 20  # a checkpoint waits at least this many times as long as the last one took
