@@ -1,18 +1,20 @@
 """What is said in a session, as its thread shows it: the agent's text (joined into text
 batches, or a short remark in a tool group), its thinking, the person's turns, notices and
-compactions. Each item added or changed is marked as changed (``Session.add_item``)."""
+compactions; and its todo list. Each item added or changed is marked as changed
+(``Session.add_item``)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from bot.records import AssistantText, Compaction, Notice, Thinking, UserText
+from bot.records import AssistantText, Compaction, Notice, Thinking, TodoUpdate, UserText
 from bot.session.thread import (
     NARRATION_LIMIT,
     NOTICE_CAP,
     USER_TEXT_CAP,
     NoticeItem,
     TextBatch,
+    TodoItem,
     ToolGroup,
     UserTurn,
 )
@@ -87,6 +89,17 @@ def notice(session: Session, record: Notice, shown: bool) -> None:
     if shown and session.parent_of(record) not in session.calls:
         text = record.text.strip()[:NOTICE_CAP]
         session.add_item(NoticeItem(session.new_key("notice"), record.kind, text, record.level))
+
+
+def todo_update(session: Session, record: TodoUpdate, shown: bool) -> None:
+    if session.parent_of(record) in session.calls:
+        return  # a subagent's own todo list is not the session's
+    session.todos = record.todos
+    if session.todo_at >= 0:
+        session.item_changed(session.todo_at)
+    elif shown:
+        session.add_item(TodoItem())
+        session.todo_at = len(session.items) - 1
 
 
 def said_already(session: Session, answer: str) -> bool:

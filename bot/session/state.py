@@ -59,7 +59,6 @@ from bot.session.significance import Significance, Verbosity, classify
 from bot.session.thread import (
     TextBatch,
     ThreadItem,
-    TodoItem,
     ToolGroup,
 )
 from bot.session.tool_calls import OPEN_STATUSES, ToolCallState, ToolStatus
@@ -117,7 +116,7 @@ class Session:
         # interrupted or found closed (a closed call never opens again).
         self.open_calls: list[str] = []
         self.items: list[ThreadItem] = []
-        self._todo_at = -1  # the index of the todo list's item in the thread (-1: none)
+        self.todo_at = -1  # the index of the todo list's item in the thread (-1: none)
         self.todos: tuple[Todo, ...] = ()
         self.result: SessionResult | None = None
         self.exit: AgentExited | None = None  # how the agent's process ended, where it was seen
@@ -195,7 +194,7 @@ class Session:
         elif isinstance(record, SessionStarted):
             self._session_started(record)
         elif isinstance(record, TodoUpdate):
-            self._todo_update(record, shown)
+            saying.todo_update(self, record, shown)
         elif isinstance(record, Delegation):
             delegation(self, record, at, shown)
         elif isinstance(record, SubagentLink):
@@ -316,8 +315,8 @@ class Session:
             return
         if self.items:
             self._changed.add(len(self.items) - 1)
-        if self._todo_at >= 0:
-            self._changed.add(self._todo_at)
+        if self.todo_at >= 0:
+            self._changed.add(self.todo_at)
         calls = self.calls
         for call_id in self.open_calls:  # every call still open is there
             call = calls[call_id]
@@ -365,16 +364,6 @@ class Session:
         info.cwd = sys.intern(record.cwd) if record.cwd else info.cwd
         info.version = record.version or info.version
         info.title = info.title or record.title
-
-    def _todo_update(self, record: TodoUpdate, shown: bool) -> None:
-        if self.parent_of(record) in self.calls:
-            return  # a subagent's own todo list is not the session's
-        self.todos = record.todos
-        if self._todo_at >= 0:
-            self.item_changed(self._todo_at)
-        elif shown:
-            self.add_item(TodoItem())
-            self._todo_at = len(self.items) - 1
 
     def _subagent_link(self, record: SubagentLink) -> None:
         agent = record.agent_id
