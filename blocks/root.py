@@ -17,12 +17,21 @@ from blocks.figures import (
     plural,
     slack_date,
 )
-from blocks.message import Message
+from blocks.message import Block, Message
 from blocks.sections import MessageBlocks
 from blocks.text import code_span, plain_text, safe_line
+from bot.app.controls import STOP, button_value
 from bot.records import SessionResult
-from bot.session import Session, ToolStatus
+from bot.session import Session, SessionStatus, ToolStatus
 
+_ENDED: Final = (SessionStatus.SUCCEEDED, SessionStatus.FAILED, SessionStatus.STOPPED)
+_STOP_CONFIRM: Final[Block] = {
+    "title": {"type": "plain_text", "text": "Stop the agent?"},
+    "text": {"type": "plain_text", "text": "It gets SIGINT (as Ctrl-C), then SIGTERM and "
+             "SIGKILL if it goes on."},
+    "confirm": {"type": "plain_text", "text": "Stop"},
+    "deny": {"type": "plain_text", "text": "Cancel"},
+}
 PROMPT_LINES: Final = 2
 PROMPT_LINE: Final = 150  # characters of a prompt's line the root shows
 
@@ -37,9 +46,19 @@ def root_message(session: Session, now: datetime | None = None) -> Message:
         blocks.section(asked(info.prompt))
     blocks.fields(_facts(session))
     blocks.context(status_line(session, now))
+    if session.settings.stop_button and session.status not in _ENDED:
+        blocks.actions([stop_button(session.session_id)])
     word = SESSION_WORD[session.status].lower()
     text = safe_line(f"{agent} session {session.session_id}: {word}", 300)
     return Message("root", text, blocks.fitted())
+
+
+def stop_button(session_id: str) -> Block:
+    """Stop: the agent of ``slacktail run`` is stopped (``bot.app.stop``); the button's value
+    names the session (``bot.app.controls``)."""
+    return {"type": "button", "action_id": STOP, "style": "danger",
+            "value": button_value(session_id), "text": {"type": "plain_text", "text": "⏹ Stop"},
+            "confirm": _STOP_CONFIRM}  # fmt: skip
 
 
 def asked(prompt: str) -> str:

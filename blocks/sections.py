@@ -92,6 +92,11 @@ class MessageBlocks:
         self.items.append(header(plain))
         self._add_size(text_size(plain, HEADER_TEXT_MAX))
 
+    def actions(self, elements: list[Block]) -> None:
+        """An ``actions`` block of buttons (their texts are short: they count for little)."""
+        self.items.append({"type": "actions", "elements": elements})
+        self._add_size(0)
+
     def mrkdwn_sections(self, text: str, limit: int = SECTION_LIMIT) -> None:
         for chunk in _chunks(text, limit):
             self.section(chunk)

@@ -27,7 +27,7 @@ from bot.session.thread import (
 from bot.session.tool_calls import OPEN_STATUSES
 
 
-def item_message(item: ThreadItem, session: Session) -> Message:
+def item_message(item: ThreadItem, session: Session, plan: bool = False) -> Message:
     if isinstance(item, TextBatch):
         return text_message(item)
     if isinstance(item, ToolGroup):
@@ -37,7 +37,7 @@ def item_message(item: ThreadItem, session: Session) -> Message:
     if isinstance(item, UserTurn):
         return user_message(item)
     if isinstance(item, TodoItem):
-        return todos_message(item.key, session)
+        return todos_message(item.key, session, plan)
     if isinstance(item, DelegationItem):
         return delegation_message(item, session)
     if isinstance(item, ResultItem):
@@ -45,25 +45,27 @@ def item_message(item: ThreadItem, session: Session) -> Message:
     raise TypeError(f"no message for {type(item).__name__}")
 
 
-def thread_messages(session: Session, now: datetime | None = None) -> list[Message]:
+def thread_messages(
+    session: Session, now: datetime | None = None, plan: bool = False
+) -> list[Message]:
     """The root message, then one message per thread item, in order; each marked final when
-    it will not change again."""
+    it will not change again. ``plan``: the todo list as a plan of task cards."""
     ended = session.status is not SessionStatus.RUNNING
     last = session.items[-1] if session.items else None
     messages = [_final(root_message(session, now), ended)]
     for item in session.items:
         settled = ended or _settled(item, session, last)
-        messages.append(_final(item_message(item, session), settled))
+        messages.append(_final(item_message(item, session, plan), settled))
     return messages
 
 
 def changed_messages(
-    session: Session, changed: list[int] | None, now: datetime | None = None
+    session: Session, changed: list[int] | None, now: datetime | None = None, plan: bool = False
 ) -> Iterator[Message]:
     """The messages of the thread that may have changed: the root, then the messages of the
     ``changed`` items (their indices in order, as ``Session.take_changes`` gives them; ``None``:
     every item). What the others show is what they showed when last built. Built one at a
-    time, as they are taken: a long thread is never held whole."""
+    time, as they are taken: a long thread is never held whole. ``plan``: as ``thread_messages``."""
     ended = session.status is not SessionStatus.RUNNING
     items = session.items
     last = items[-1] if items else None
@@ -71,7 +73,7 @@ def changed_messages(
     for index in range(len(items)) if changed is None else changed:
         item = items[index]
         settled = ended or _settled(item, session, last)
-        yield _final(item_message(item, session), settled)
+        yield _final(item_message(item, session, plan), settled)
 
 
 def _final(message: Message, final: bool) -> Message:

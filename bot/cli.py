@@ -96,6 +96,16 @@ def _parser() -> argparse.ArgumentParser:
     _slack_options(run)
     run.add_argument("agent", nargs=argparse.REMAINDER, metavar="-- CMD ARGS...",
                      help="the agent's command line, after --")  # fmt: skip
+    approvals = subcommands.add_parser(
+        "approvals", help="the MCP server Claude Code asks for permission "
+        "(--permission-prompt-tool): each request is answered from the session's thread"
+    )  # fmt: skip
+    approvals.add_argument("--approval-timeout", type=_duration, metavar="DURATION",
+                           help="deny when no one answers within this long: 90s, 5m "
+                           "(default: SLACKTAIL_APPROVAL_TIMEOUT, else 5m)")  # fmt: skip
+    approvals.add_argument("--state-dir", metavar="DIR",
+                           help="where requests are kept, shared with the follower (default: "
+                           "SLACKTAIL_STATE_DIR, else $XDG_STATE_HOME/slacktail)")  # fmt: skip
     subcommands.add_parser("local-slack", add_help=False,
                            help="run the local Slack alone (see local-slack --help)")  # fmt: skip
     return parser
@@ -118,6 +128,13 @@ def _slack_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--thread-ts", metavar="TS", help="post into this existing thread")
     parser.add_argument("--broadcast-result", action="store_true", default=None,
                         help="also send each session's result to the channel")  # fmt: skip
+    parser.add_argument("--no-thread-status", action="store_false", default=None,
+                        dest="thread_status",
+                        help="do not show under a thread what its session is doing")  # fmt: skip
+    parser.add_argument("--agent-sessions", action="store_true", default=None,
+                        help="the app is declared an agent: agent sessions, Slack's Stop")
+    parser.add_argument("--plan-blocks", action="store_true", default=None,
+                        help="show the todo list as a plan of task cards")  # fmt: skip
     parser.add_argument("--format", type=_family, metavar="FAMILY", help=FORMAT_HELP)
     parser.add_argument("--verbosity", choices=VERBOSITIES,
                         help="what to show (default: normal)")  # fmt: skip
@@ -132,7 +149,21 @@ def _slack_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--idle-after", metavar="DURATION",
                         help="show a running session whose log is quiet this long as idle: "
                         "seconds, or 90s, 10m, 1h (default 10m; SLACKTAIL_IDLE_AFTER)")  # fmt: skip
+    _app_options(parser)
     _redaction_options(parser)
+
+
+def _app_options(parser: argparse.ArgumentParser) -> None:
+    """Who may use the controls, and how the app receives clicks (its secrets: environment)."""
+    parser.add_argument("--allow-user", action="append", dest="allow_users", metavar="USER_ID",
+                        help="this Slack user may use the controls (Stop...); repeatable "
+                        "(SLACKTAIL_ALLOW_USERS, comma-separated)")  # fmt: skip
+    parser.add_argument("--allow-channel-members", action="store_true", default=None,
+                        help="the channel's members may use the controls")  # fmt: skip
+    parser.add_argument("--http-port", type=_port, metavar="PORT",
+                        help="receive the app's requests by HTTP on this port, verified with "
+                        "SLACK_SIGNING_SECRET (default: Socket Mode with SLACK_APP_TOKEN; "
+                        "SLACKTAIL_HTTP_PORT)")  # fmt: skip
 
 
 def _redaction_options(parser: argparse.ArgumentParser) -> None:
@@ -177,6 +208,15 @@ def _speed(text: str) -> float:
     return speed
 
 
+def _duration(text: str) -> float:
+    from bot.config import seconds_of
+
+    seconds = seconds_of(text)
+    if not isinstance(seconds, float) or seconds <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: a duration such as 90s or 5m")
+    return seconds
+
+
 def _port(text: str) -> int:
     if not text.isdigit() or not 0 <= int(text) <= 65535:
         raise argparse.ArgumentTypeError(f"{text!r}: a port number, 0 to 65535")
@@ -192,12 +232,18 @@ def _settings(args: argparse.Namespace) -> Settings:
         "channel": args.channel,
         "thread_ts": args.thread_ts,
         "broadcast_result": args.broadcast_result,
+        "thread_status": args.thread_status,
+        "agent_sessions": args.agent_sessions,
+        "plan_blocks": args.plan_blocks,
         "format": args.format,
         "verbosity": args.verbosity,
         "slack_api_url": args.slack_api_url,
         "state_dir": args.state_dir,
         "health_port": args.health_port,
         "idle_after": args.idle_after,
+        "allow_users": _users(args.allow_users),
+        "allow_channel_members": args.allow_channel_members,
+        "http_port": args.http_port,
         "redact_patterns": args.redact_patterns,
         "redact_allowlist": args.redact_allowlist,
         "log_level": args.log_level,
@@ -206,6 +252,13 @@ def _settings(args: argparse.Namespace) -> Settings:
     }
     config = args.config or os.environ.get("SLACKTAIL_CONFIG") or None
     return load_settings(flags, Path(config) if config else None)
+
+
+def _users(given: list[str] | None) -> tuple[str, ...] | None:
+    """``--allow-user`` values, each maybe comma-separated."""
+    if given is None:
+        return None
+    return tuple(user.strip() for value in given for user in value.split(",") if user.strip())
 
 
 def _preview(args: argparse.Namespace) -> int:
@@ -239,9 +292,36 @@ def _preview(args: argparse.Namespace) -> int:
     return 0
 
 
+def _approvals(args: argparse.Namespace) -> int:
+    """The MCP server over stdio; no Slack token needed (the follower posts)."""
+    from pathlib import Path
+
+    from bot.app.approval_server import DEFAULT_TIMEOUT_S, NoMcp, serve
+    from bot.store import default_state_dir
+
+    timeout_s = args.approval_timeout
+    if timeout_s is None:
+        try:
+            timeout_s = _duration(os.environ.get("SLACKTAIL_APPROVAL_TIMEOUT") or
+                                  f"{DEFAULT_TIMEOUT_S}")  # fmt: skip
+        except argparse.ArgumentTypeError as error:
+            print(f"slacktail approvals: error: SLACKTAIL_APPROVAL_TIMEOUT: {error}",
+                  file=sys.stderr)  # fmt: skip
+            return 2
+    state_dir = args.state_dir or os.environ.get("SLACKTAIL_STATE_DIR")
+    try:
+        serve(Path(state_dir) if state_dir else default_state_dir(), timeout_s)
+    except NoMcp as error:
+        print(f"slacktail: error: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def _command(args: argparse.Namespace, log: EventLog) -> int:
     if args.command == "preview":
         return _preview(args)
+    if args.command == "approvals":
+        return _approvals(args)
     from bot import commands
     from bot.logs import with_logging
 

@@ -12,21 +12,32 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
+from slack_sdk import WebClient
+
 from bot import events
+from bot.app.approval_threads import ApprovalThreads
+from bot.app.approvals import approvals_in
+from bot.app.controls import Control
+from bot.app.running import FollowedSessions, Receiving, app_beside, controls_for, receiving
+from bot.app.slack_app import ControlsApp
+from bot.app.stop import AgentStop
 from bot.checkpoints import Checkpoints, Restored
 from bot.config import SLACK_API_URL, Settings
 from bot.delivery import Delivery, Pacing, SlackApi
+from bot.delivery.home import HomePublisher, home_for
 from bot.delivery.startup import reach_slack
+from bot.delivery.status import surfaces_for
 from bot.errors import FormatError, Stopped, UsageError
 from bot.follower import Follower, FollowerOptions
 from bot.health import HealthServer, Heartbeat
 from bot.local_slack import keep_serving, local_channel, serve_alone, start_local_slack, stays_up
 from bot.localslack import LocalSlack
+from bot.localslack.model import HUMAN_USER_ID
 from bot.logs import EventLog, redactor_for
 from bot.progress import ProgressBar
 from bot.replay import Replay
@@ -48,6 +59,7 @@ class Slack:
     channel: str
     local: LocalSlack | None = None
     keep_serving: bool = False  # the local Slack stays up after the work, until Ctrl-C
+    receiving: Receiving | None = None  # how the app receives clicks (None: no controls)
 
     def work_done(self, *, interrupted: bool) -> None:
         """The input ended (or the agent exited): a local Slack started here stays up for the
@@ -107,7 +119,10 @@ def connected(settings: Settings, log: EventLog) -> Iterator[Slack]:
             print(f"slacktail: no SLACK_BOT_TOKEN set: posting to a local Slack at "
                   f"{local.page_url}", file=sys.stderr)  # fmt: skip
             api = SlackApi(token, local.base_url, redactor=redactor_for(settings))
-            slack = Slack(api, local_channel(local, api, settings.channel or LOCAL_CHANNEL), local)
+            app_token = "xapp-1-local-" + secrets.token_hex(8)  # the app's, made up as well
+            local.configure_app(app_token=app_token)
+            slack = Slack(api, local_channel(local, api, settings.channel or LOCAL_CHANNEL), local,
+                          receiving=Receiving(app_token, allowed=(HUMAN_USER_ID,)))  # fmt: skip
             yield slack
             if slack.keep_serving:
                 keep_serving(local)
@@ -119,7 +134,7 @@ def connected(settings: Settings, log: EventLog) -> Iterator[Slack]:
                    redactor=redactor_for(settings))  # fmt: skip
     bot_user, channel = reach_slack(api, settings.channel, log=log)
     log.event(events.Connected(channel, bot_user))
-    yield Slack(api, channel)
+    yield Slack(api, channel, receiving=receiving(settings))
 
 
 def follow(
@@ -140,7 +155,8 @@ def follow(
             follower = _follower(settings, slack, target.sources, log, bar, state,
                                  folder=target.folder, heartbeat=heartbeat,
                                  replay=replay)  # fmt: skip
-            with _health(settings, heartbeat, log), _stop_on_signals() as stop, _shown(bar, log):
+            with _health(settings, heartbeat, log), _stop_on_signals() as stop, _shown(bar, log), \
+                    _app(settings, slack, follower, state, log):
                 follower.run(stop)
             target.clean_up()
         finally:
@@ -203,14 +219,19 @@ def run(settings: Settings, argv: Sequence[str], *, log: EventLog) -> int:
     with connected(settings, log) as slack, kept_state(settings, slack, "run", log) as state:
         stop = threading.Event()  # once the agent exited, Ctrl-C stops delivering, as in follow
         command = AgentCommand(argv, max_line_bytes=settings.max_line_bytes,
+                               env=agent_env(settings),  # where its approvals server writes
                                after_exit=_stop_handler(stop))  # forwards signals  # fmt: skip
         if state.restored.core is not None:  # a new agent's output: read from its start
             state.restored.core.readers.pop(command.name, None)
             state.restored.core.ended.discard(command.name)
+        stopper = AgentStop(command, log, interrupt_grace_s=settings.sigterm_after_s,
+                            terminate_grace_s=settings.sigkill_after_s)  # fmt: skip
         try:
-            follower = _follower(settings, slack, [command], log, None, state)
+            follower = _follower(settings, slack, [command], log, None, state,
+                                 stop_button=slack.receiving is not None)  # fmt: skip
             try:
-                follower.run(stop)
+                with _app(settings, slack, follower, state, log, stop=stopper):
+                    follower.run(stop)
             except Stopped:
                 raise  # a second Ctrl-C: stop at once
             except Exception as error:  # any failure of slacktail's own: said, the agent goes on
@@ -218,9 +239,18 @@ def run(settings: Settings, argv: Sequence[str], *, log: EventLog) -> int:
             code = command.wait()
         finally:
             command.close()
-        slack.work_done(interrupted=bool(command.signals) or stop.is_set())
+        signalled = bool(command.signals) and stopper.by is None  # not a Stop from Slack
+        slack.work_done(interrupted=signalled or stop.is_set())
     log.event(events.AgentExited(code))
     return code
+
+
+def agent_env(settings: Settings) -> dict[str, str] | None:
+    """The agent's environment: with --state-dir, its `slacktail approvals` (an MCP server the
+    agent starts) is told this run's state directory, where the follower looks for requests."""
+    if settings.state_dir is None:
+        return None
+    return {**os.environ, "SLACKTAIL_STATE_DIR": str(settings.state_dir)}
 
 
 def _agent_goes_on(command: AgentCommand, error: BaseException, log: EventLog) -> None:
@@ -239,7 +269,7 @@ def _agent_goes_on(command: AgentCommand, error: BaseException, log: EventLog) -
 def _follower(
     settings: Settings, slack: Slack, sources: list[Source], log: EventLog,
     progress: ProgressBar | None, state: State, *, folder: FolderWatch | None = None,
-    heartbeat: Heartbeat | None = None, replay: Replay | None = None,
+    heartbeat: Heartbeat | None = None, replay: Replay | None = None, stop_button: bool = False,
 ) -> Follower:  # fmt: skip
     ledger = state.store.ledger(slack.destination(settings.thread_ts))
     delivery = Delivery(
@@ -252,14 +282,45 @@ def _follower(
                                          delivery.pending))  # fmt: skip
     session_settings = SessionSettings(
         verbosity=settings.verbosity, orphan_after_s=settings.orphan_after_s,
-        idle_after_s=settings.idle_after,
+        idle_after_s=settings.idle_after, stop_button=stop_button,
     )
+    redactor = redactor_for(settings)
     options = FollowerOptions(
         session_settings=session_settings, family=settings.format, since=settings.since,
-        redactor=redactor_for(settings), log=log, checkpoints=state.checkpoints,
+        redactor=redactor, log=log, checkpoints=state.checkpoints,
         progress=progress, heartbeat=heartbeat, replay=replay,
+        approvals=ApprovalThreads(settings.state_dir or default_state_dir(), redactor=redactor),
+        surfaces=(*surfaces_for(settings, delivery, log), *_home(settings, slack, delivery, log)),
+        plan_blocks=settings.plan_blocks,
     )  # fmt: skip
     return Follower(sources, delivery, options, core=state.restored.core, folder=folder)
+
+
+def _home(
+    settings: Settings, slack: Slack, delivery: Delivery, log: EventLog,
+) -> tuple[HomePublisher, ...]:  # fmt: skip
+    """The App Home, when the app can receive (its ``app_home_opened`` is the app's)."""
+    if slack.receiving is None:
+        return ()
+    page_url = None if slack.local is None else slack.local.page_url
+    home = home_for(settings, delivery, log, page_url)
+    return () if home is None else (home,)
+
+
+def _app(
+    settings: Settings, slack: Slack, follower: Follower, state: State, log: EventLog,
+    stop: Control | None = None,
+) -> AbstractContextManager[ControlsApp | None]:  # fmt: skip
+    """The app beside the follower, when slacktail can receive clicks (``bot.app.running``)."""
+    sessions = FollowedSessions(follower.book.sessions, follower.delivery.ledger.messages)
+    api = slack.api.client
+    client = WebClient(token=api.token, base_url=api.base_url, timeout=10)
+    shared = None if state.store.path is None else state.store.path.parent
+    desk_dir = settings.state_dir or default_state_dir()  # where `slacktail approvals` asks
+    controls = controls_for(stop, approvals=approvals_in(desk_dir))
+    homes = [surface for surface in follower.surfaces if isinstance(surface, HomePublisher)]
+    return app_beside(settings, slack.receiving, client, sessions, controls, log,
+                      state_dir=shared, homes=homes)  # fmt: skip
 
 
 @contextmanager

@@ -11,11 +11,12 @@ from __future__ import annotations
 import tomllib
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
+    NoDecode,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
     SettingsError,
@@ -54,6 +55,19 @@ class Settings(BaseSettings):
     channel: str | None = Field(default=None, description="channel id or name to post to")
     thread_ts: str | None = Field(default=None, description="post into this existing thread")
     broadcast_result: bool = Field(default=False, description="also send the result to the channel")
+    # --- agent surfaces (issue 15) ---
+    thread_status: bool = Field(
+        default=True, description="show under a running session's thread what it is doing"
+    )
+    agent_sessions: bool = Field(
+        default=False, description="the app is declared an agent: each thread is an agent "
+        "session, with Slack's own Stop button while it runs",
+    )
+    plan_blocks: bool = Field(
+        default=False, description="show the todo list as a plan of task cards"
+    )
+    app_home: bool = Field(default=True, description="publish the sessions in the App Home")
+    # --- end of agent surfaces ---
     verbosity: Verbosity = Verbosity.NORMAL
     orphan_after_s: float = Field(default=600.0, gt=0)
     idle_after: float = Field(
@@ -93,6 +107,30 @@ class Settings(BaseSettings):
         default=(), description="never redacted: exact strings, or re:REGEX matched whole"
     )
     log_level: Literal["debug", "info", "warning", "error"] = "warning"
+    # --- the app: controls (issue 15) ---
+    allow_users: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=(), description="who may use the controls: Slack user ids (comma-separated)"
+    )
+    allow_channel_members: bool = Field(
+        default=False, description="the members of the channel may use the controls"
+    )
+    http_port: int | None = Field(
+        default=None, ge=0, le=65535, description="receive the app's requests by HTTP on this "
+        "port (with SLACK_SIGNING_SECRET; SLACK_APP_TOKEN's Socket Mode is the default)",
+    )
+    sigterm_after_s: float = Field(
+        default=10.0, gt=0, description="Stop: SIGTERM this long after SIGINT if the agent runs"
+    )
+    sigkill_after_s: float = Field(
+        default=10.0, gt=0, description="Stop: SIGKILL this long after SIGTERM if the agent runs"
+    )
+
+    @field_validator("allow_users", mode="before")
+    @classmethod
+    def _users_comma_separated(cls, value: object) -> object:
+        if isinstance(value, str):
+            return tuple(user.strip() for user in value.split(",") if user.strip())
+        return value
 
     @field_validator("redact_patterns")
     @classmethod
@@ -162,6 +200,13 @@ class Settings(BaseSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         return (init_settings, env_settings)  # the TOML file is merged in by load_settings
+
+    @property
+    def receives_clicks(self) -> bool:
+        """An app token (Socket Mode) or a signing secret and an HTTP port: the app runs, and
+        the controls are shown."""
+        http = self.slack_signing_secret is not None and self.http_port is not None
+        return self.slack_app_token is not None or http
 
     @property
     def uses_local_slack(self) -> bool:

@@ -325,6 +325,16 @@ class DeliveryStopped(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class SurfaceOff(Event):
+    """Slack refused one of the app's surfaces (the status under threads, agent sessions, the
+    App Home): a scope missing, not allowed for this app; it is off for the rest of the run."""
+
+    name = "surface_off"
+    surface: str
+    error: str
+
+
+@dataclass(frozen=True, slots=True)
 class Delivered(Event):
     """The final delivery sent everything: the run's totals."""
 
@@ -423,6 +433,61 @@ class Stopping(Event):
     said: str
 
 
+# --- the app (controls) ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class AppConnected(Event):
+    """The app receives the controls' clicks, by ``transport`` (``socket_mode``, or ``http``
+    at ``url``)."""
+
+    name = "app_connected"
+    transport: str
+    url: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AppFailed(Event):
+    """The app could not start or stopped receiving clicks; posting goes on, without controls."""
+
+    name = "app_failed"
+    error: str
+
+
+@dataclass(frozen=True, slots=True)
+class ClickRefused(Event):
+    """A click on a control was refused (``why``: not allowed, not a control's value, ...) and
+    its person told so."""
+
+    name = "click_refused"
+    action: str
+    user: str
+    why: str
+
+
+@dataclass(frozen=True, slots=True)
+class ClickAnswered(Event):
+    """A click on a control reached the process that follows its session (or none did):
+    ``done`` whether it was carried out, ``said`` what its person was told."""
+
+    name = "click_answered"
+    action: str
+    session: str
+    user: str
+    done: bool
+    said: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSignalled(Event):
+    """Stop (asked ``by`` a person) sent ``signal`` to the agent of ``slacktail run``."""
+
+    name = "agent_signalled"
+    agent: str
+    signal: str
+    by: str
+
+
 EVENTS: tuple[type[Event], ...] = (
     FilesFound, Unreadable, Readable, Rotated, Truncated, Moved, Rewritten, LineOverLimit,
     LongLine, NotUnderstood, Polling, ReadingStopped, OutputAbandoned, OutputNotCopied,
@@ -430,7 +495,9 @@ EVENTS: tuple[type[Event], ...] = (
     SessionStarted, SessionsSkipped, SessionRetired, ArchivedSessionUnreadable,
     Connected, SlackUnavailable, SlackBack, RateLimited, Retry, FallbackPayload, MessageDeleted,
     ThreadRestarted, DeliveryStopped, Delivered, DeliveryIncomplete, PostingStopped, AgentExited,
+    SurfaceOff,
     Resumed, CheckpointDropped, StateSetAside, StateEmptied, HealthListening, Stopping,
+    AppConnected, AppFailed, ClickRefused, ClickAnswered, AgentSignalled,
 )  # fmt: skip
 
 

@@ -26,8 +26,10 @@ from typing import Any, Protocol
 from blocks.figures import SESSION_REACTION
 from blocks.thread import changed_messages
 from bot import events
+from bot.app.approval_threads import ApprovalThreads
 from bot.checkpoints import Checkpoints, CoreState
 from bot.delivery import Delivery
+from bot.delivery.status import Surface
 from bot.errors import SlackError, Stopped
 from bot.formats.reader import SourceReader
 from bot.health import Heartbeat
@@ -76,6 +78,9 @@ class FollowerOptions:
     progress: ProgressBar | None = None
     heartbeat: Heartbeat | None = None
     replay: Replay | None = None
+    approvals: ApprovalThreads | None = None  # permission requests shown in their threads
+    surfaces: tuple[Surface, ...] = ()  # the status under threads, agent sessions, App Home
+    plan_blocks: bool = False  # the todo list as a plan of task cards
     render_every_s: float = RENDER_EVERY_S
     clock: Callable[[], float] = time.monotonic
     wall_clock: Callable[[], datetime] = _utc_now
@@ -104,7 +109,9 @@ class Follower:
         self.clock, self.wall_clock = options.clock, options.wall_clock
         self.log = options.log or EventLog(None)
         self.render_every_s = options.render_every_s
+        self.approvals = options.approvals
         self.replay = options.replay  # --replay-speed: records applied at their log's pace
+        self.surfaces, self.plan_blocks = options.surfaces, options.plan_blocks
         self.since = options.since  # --since: a session last active before then is not posted
         self.retired = Retired(checkpoints, self.log, self.clock, self.wall_clock)
         self.reading = Reading(
@@ -189,8 +196,10 @@ class Follower:
             if self._before_since(session):
                 continue  # history: read, so that its state is right, but not posted
             reaction = SESSION_REACTION[session.status]
-            messages = changed_messages(session, session.take_changes(), now)
+            messages = changed_messages(session, session.take_changes(), now, self.plan_blocks)
             self.delivery.want(session_id, messages, reaction)
+            for surface in self.surfaces:
+                surface.saw(session)
         self._touched.clear()
         self._say_skipped()
 
@@ -248,7 +257,11 @@ class Follower:
                 if self.input_ended:
                     break
                 self.render(force=self._update_may_go())
+                if self.approvals is not None:
+                    self.approvals.turn(self.book, self.delivery)
                 wait = self.deliver()
+                for surface in self.surfaces:
+                    surface.step()
                 self.retire()
                 self.save_checkpoint()
                 self._wait(min(w for w in (IDLE_WAIT_S, wait, self._replay_in()) if w is not None))
@@ -278,6 +291,8 @@ class Follower:
         done = False
         try:
             done = self._flush(deadline_s)
+            for surface in self.surfaces:
+                surface.finish()
         finally:
             self.save_checkpoint(force=True)
             self.stopping.ended(done)

@@ -190,3 +190,10 @@ def test_the_readme_quickstart_replays_the_example_it_ships() -> None:
     readme = (ROOT / "README.md").read_text()
     assert "slacktail follow --replay-speed 5 examples/claude-session.jsonl" in readme
     assert Path(ROOT / "examples" / "claude-session.jsonl").is_file()
+
+
+def test_allow_user_is_repeatable_and_takes_comma_separated_ids() -> None:
+    from bot.cli import _users
+
+    assert _users(["U1", "U2,U3"]) == ("U1", "U2", "U3")
+    assert _users(None) is None

@@ -122,3 +122,25 @@ def test_every_setting_is_in_the_readme_under_the_variable_it_is_read_from() -> 
 def test_an_empty_token_is_no_token(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SLACK_BOT_TOKEN", "")
     assert load_settings({}).uses_local_slack
+
+
+def test_allowed_users_come_comma_separated_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("SLACKTAIL_ALLOW_USERS", "U1, U2,")
+    assert load_settings({}).allow_users == ("U1", "U2")
+    assert load_settings({"allow_users": ("U3",)}).allow_users == ("U3",)
+
+
+def test_clicks_are_received_with_an_app_token_or_a_signing_secret_and_a_port(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in ("SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET"):
+        monkeypatch.delenv(name, raising=False)
+    assert not load_settings({}).receives_clicks
+    monkeypatch.setenv("SLACK_SIGNING_SECRET", "s")
+    assert not load_settings({}).receives_clicks  # no port to receive them on
+    assert load_settings({"http_port": 3000}).receives_clicks
+    monkeypatch.delenv("SLACK_SIGNING_SECRET")
+    monkeypatch.setenv("SLACK_APP_TOKEN", "xapp-1-x")
+    assert load_settings({}).receives_clicks

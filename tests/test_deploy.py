@@ -17,6 +17,7 @@ import orjson
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
+from bot.app.slack_app import EVENTS_USED, METHODS_USED
 from bot.health import HealthServer
 from bot.metrics import HealthReport
 
@@ -34,6 +35,8 @@ NEEDED = {
     "conversations.info": {"channels:read", "groups:read"},
     "conversations.history": {"channels:history", "groups:history"},
     "conversations.replies": {"channels:history", "groups:history"},
+    "chat.postEphemeral": {"chat:write"},
+    "conversations.members": {"channels:read", "groups:read"},
 }
 
 # --- the Slack app manifest -----------------------------------------------------------------
@@ -89,7 +92,19 @@ class OAuthConfig(_Part):
     scopes: Scopes
 
 
+class EventSubscriptions(_Part):
+    request_url: str | None = None
+    bot_events: list[str] = Field(default=[], max_length=100)
+
+
+class Interactivity(_Part):
+    is_enabled: bool
+    request_url: str | None = None
+
+
 class Settings(_Part):
+    event_subscriptions: EventSubscriptions | None = None
+    interactivity: Interactivity | None = None
     org_deploy_enabled: bool = False
     socket_mode_enabled: bool = False
     token_rotation_enabled: bool = False
@@ -106,7 +121,9 @@ class Manifest(_Part):
 def test_the_manifest_is_a_slack_app_manifest() -> None:
     manifest = Manifest.model_validate(orjson.loads(MANIFEST.read_bytes()))
     assert manifest.display_information.name == "slacktail"
-    assert not manifest.settings.socket_mode_enabled  # slacktail only calls the Web API
+    assert manifest.settings.socket_mode_enabled  # the app's controls, with no public URL
+    interactivity = manifest.settings.interactivity
+    assert interactivity is not None and interactivity.is_enabled
 
 
 def test_the_manifest_models_refuse_what_slack_would() -> None:
@@ -126,7 +143,23 @@ def test_the_manifest_asks_for_every_scope_slacktails_calls_need() -> None:
 def test_every_method_slacktail_calls_has_its_scopes_listed_here() -> None:
     source = (MANIFEST.parents[1] / "bot" / "delivery" / "slack_api.py").read_text()
     called = set(re.findall(r'"((?:chat|reactions|conversations|auth)\.[A-Za-z]+)"', source))
-    assert called - {"auth.test"} == set(NEEDED)  # auth.test needs no scope
+    assert called - {"auth.test"} | set(METHODS_USED) == set(NEEDED)  # auth.test needs none
+
+
+def test_the_app_lists_every_method_it_calls() -> None:
+    app = MANIFEST.parents[1] / "bot" / "app"
+    source = "\n".join(path.read_text() for path in sorted(app.glob("*.py")))
+    called = {f"{family}.{name}" for family, name
+              in re.findall(r"client\.([a-z]+)_([A-Za-z]+)\(", source)}  # fmt: skip
+    assert called == set(METHODS_USED)
+
+
+def test_the_manifest_subscribes_to_the_events_the_app_handles() -> None:
+    events = orjson.loads(MANIFEST.read_bytes())["settings"]["event_subscriptions"]["bot_events"]
+    app = MANIFEST.parents[1] / "bot" / "app"
+    source = "\n".join(path.read_text() for path in sorted(app.glob("*.py")))
+    handled = set(re.findall(r'\.event\("([a-z_]+)"\)', source))
+    assert set(events) == set(EVENTS_USED) == handled
 
 
 def test_no_deploy_file_holds_a_token() -> None:

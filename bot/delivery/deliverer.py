@@ -109,6 +109,7 @@ class Delivery:
         self.outage_since: float | None = None  # when Slack went away (clock seconds)
         self.lost_threads: set[str] = set()  # sessions whose thread starts again: render whole
         self.forgotten: set[str] = set()  # sessions a message of which was deleted: render whole
+        self.posted: dict[str, int] = {}  # posts per session (one clears its thread's status)
 
     # --- what should be -------------------------------------------------------------------
 
@@ -299,6 +300,7 @@ class Delivery:
         self.ledger.record(wanted.session_id, wanted.key, ts, wanted.digest)
         self._wanted.pop((wanted.session_id, wanted.key), None)
         self.counts = _add(self.counts, posts=1)
+        self.posted[wanted.session_id] = self.posted.get(wanted.session_id, 0) + 1
 
     def _post_payload(
         self, wanted: Wanted, thread: str | None, key: dict[str, str], broadcast: bool

@@ -61,6 +61,7 @@ class SlackApi:
     ) -> None:
         self.redactor = redactor or Redactor()
         self.team_id = ""  # known after check_auth
+        self.team_url = ""  # the workspace's address (https://acme.slack.com/), likewise
         self.client = WebClient(token=token, base_url=base_url, timeout=timeout, retry_handlers=[])
 
     # --- start-up -------------------------------------------------------------------------
@@ -69,6 +70,7 @@ class SlackApi:
         """The bot's user id; a bad token is a ``SlackSetupError`` saying how to fix it."""
         response = self._call("auth.test")
         self.team_id = str(response.get("team_id") or "")
+        self.team_url = str(response.get("url") or "")
         return str(response.get("user_id") or "")
 
     def find_channel(self, channel: str) -> str:
@@ -154,6 +156,25 @@ class SlackApi:
             if str(error) not in ("already_reacted", "no_reaction"):
                 raise
 
+    # --- agent surfaces (bot.delivery.status, bot.delivery.home) ---------------------------
+
+    def set_status(self, channel: str, thread_ts: str, status: str) -> None:
+        """The line under a thread ("is running Bash: …"); an empty one clears it."""
+        status = redact_value(status, self.redactor)
+        self._call("assistant.threads.setStatus", channel_id=channel, thread_ts=thread_ts,
+                   status=status)  # fmt: skip
+
+    def set_agent_session(
+        self, channel: str, thread_ts: str, status: str, title: str | None = None
+    ) -> None:
+        """A thread's agent session: processing, active or closed (``title`` names a new one)."""
+        title = None if title is None else redact_value(title, self.redactor)
+        self._call("agents.sessions.setStatus", channel_id=channel, thread_ts=thread_ts,
+                   status=status, title=title)  # fmt: skip
+
+    def publish_home(self, user: str, view: dict[str, Any]) -> None:
+        self._call("views.publish", user_id=user, view=redact_value(view, self.redactor))
+
     # --- the seam -------------------------------------------------------------------------
 
     def _call(self, method: str, **arguments: Any) -> SlackResponse:
@@ -161,7 +182,7 @@ class SlackApi:
         only encoding Slack's read methods take."""
         body = {key: value for key, value in arguments.items() if value is not None}
         try:
-            if method.startswith(("chat.", "reactions.")):
+            if method.startswith(("chat.", "reactions.", "assistant.", "agents.", "views.")):
                 return self.client.api_call(method, json=body)
             return self.client.api_call(method, params=body)
         except SlackApiError as error:

@@ -78,11 +78,14 @@ class SessionSettings:
     orphan_after_s: float = 600.0  # a call with no result after this long with no activity
     tools_per_group: int = 12
     idle_after_s: float = 600.0  # a running session whose log is quiet this long is idle
+    stop_button: bool = False  # its root has a Stop button (``run`` with the app: bot.app)
 
-    def __reduce__(self) -> tuple[type[SessionSettings], tuple[Verbosity, float, int, float]]:
+    def __reduce__(
+        self,
+    ) -> tuple[type[SessionSettings], tuple[Verbosity, float, int, float, bool]]:
         # Pickled by its fields: compiled (mypyc), a frozen class cannot be unpickled by setattr.
         return (SessionSettings, (self.verbosity, self.orphan_after_s, self.tools_per_group,
-                                  self.idle_after_s))  # fmt: skip
+                                  self.idle_after_s, self.stop_button))  # fmt: skip
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
@@ -268,6 +271,15 @@ class Session:
     @property
     def hidden(self) -> int:
         return self.counts[Significance.HIDDEN]
+
+    def newest_open_call(self) -> ToolCallState | None:
+        """The call begun last that still runs or waits for its result (what the agent is
+        doing now), or None."""
+        for call_id in reversed(self.open_calls):
+            call = self.calls[call_id]
+            if call.status is ToolStatus.RUNNING or call.status is ToolStatus.PENDING:
+                return call
+        return None
 
     def call_counts(self) -> dict[ToolStatus, int]:
         return dict(self.tally)

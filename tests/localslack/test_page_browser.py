@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 import orjson
 import pytest
 from selenium import webdriver
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
@@ -123,6 +124,20 @@ def wait_for(driver: WebDriver, what: str, condition: Callable[[WebDriver], T]) 
     return WebDriverWait(driver, WAIT_S, poll_frequency=0.05).until(
         condition, message=f"waited {WAIT_S:.0f}s for {what}"
     )
+
+
+def click(driver: WebDriver, what: str, locate: Callable[[WebDriver], WebElement]) -> None:
+    """Click what `locate` finds, finding it again while the page redraws it (a message is
+    drawn anew when it is updated, and an element found before is then stale)."""
+
+    def clicked(d: WebDriver) -> bool:
+        try:
+            locate(d).click()
+        except (StaleElementReferenceException, NoSuchElementException):
+            return False
+        return True
+
+    wait_for(driver, what, clicked)
 
 
 @contextlib.contextmanager
@@ -519,7 +534,7 @@ def test_the_home_tab_and_the_native_stop_of_an_agent_session(
         with screenshot_on_failure(browser, tmp_path / "page.png"):
             assert slack.wait_for(lambda: slack.socket_mode.connections == 1)
             open_page(browser, slack)
-            browser.find_element(By.ID, "home-link").click()
+            click(browser, "the Home link", lambda d: d.find_element(By.ID, "home-link"))
             wait_for(
                 browser,
                 "the Home the app published",
@@ -532,7 +547,8 @@ def test_the_home_tab_and_the_native_stop_of_an_agent_session(
             web.agents_sessions_setStatus(
                 channel_id=slack.channel_id(), thread_ts=ts, status="processing"
             )
-            browser.find_element(By.CSS_SELECTOR, '[data-channel-name="agents"]').click()
+            click(browser, "the channel", lambda d: d.find_element(
+                By.CSS_SELECTOR, '[data-channel-name="agents"]'))  # fmt: skip
             stop_button = wait_for(
                 browser,
                 "Slack's own Stop under the session's thread",
