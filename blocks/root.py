@@ -184,35 +184,23 @@ def _minutes(seconds: float) -> str:
 
 
 # The statuses, bound once: compiled, `ToolStatus.OK` is a look-up on the class at each use.
-_OK: Final = ToolStatus.OK
 _RUNNING: Final = ToolStatus.RUNNING
 _PENDING: Final = ToolStatus.PENDING
 _ERROR: Final = ToolStatus.ERROR
 _INTERRUPTED: Final = ToolStatus.INTERRUPTED
+_ORPHANED: Final = ToolStatus.ORPHANED
 
 
 def tool_counts(session: Session) -> str:
     """``12 tool calls (2 running, 1 failed)``: the calls that are not OK (most are) counted by
-    status, in the order running, pending, failed, interrupted, orphaned. (Counted in locals
-    with `is`: cheaper than a dict keyed by status, or `Session.call_counts`.)"""
+    status, in the order running, pending, failed, interrupted, orphaned (as the session keeps
+    them counted: a walk over every call would cost as much as the session is long)."""
     total = len(session.calls)
     if not total:
         return "no tools yet"
-    running = pending = failed = interrupted = orphaned = 0
-    for call in session.calls.values():
-        status = call.status
-        if status is _OK:
-            continue
-        if status is _RUNNING:
-            running += 1
-        elif status is _PENDING:
-            pending += 1
-        elif status is _ERROR:
-            failed += 1
-        elif status is _INTERRUPTED:
-            interrupted += 1
-        else:  # the one status left: orphaned
-            orphaned += 1
+    tally = session.tally
+    running, pending, failed = tally[_RUNNING], tally[_PENDING], tally[_ERROR]
+    interrupted, orphaned = tally[_INTERRUPTED], tally[_ORPHANED]
     head = plural(total, "tool call")
     if not (running or pending or failed or interrupted or orphaned):
         return head

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime
 
 from blocks.assistant_text import text_message
@@ -56,6 +57,23 @@ def thread_messages(
         settled = ended or _settled(item, session, last)
         messages.append(_final(item_message(item, session, plan), settled))
     return messages
+
+
+def changed_messages(
+    session: Session, changed: list[int] | None, now: datetime | None = None, plan: bool = False
+) -> Iterator[Message]:
+    """The messages of the thread that may have changed: the root, then the messages of the
+    ``changed`` items (their indices in order, as ``Session.take_changes`` gives them; ``None``:
+    every item). What the others show is what they showed when last built. Built one at a
+    time, as they are taken: a long thread is never held whole. ``plan``: as ``thread_messages``."""
+    ended = session.status is not SessionStatus.RUNNING
+    items = session.items
+    last = items[-1] if items else None
+    yield _final(root_message(session, now), ended)
+    for index in range(len(items)) if changed is None else changed:
+        item = items[index]
+        settled = ended or _settled(item, session, last)
+        yield _final(item_message(item, session, plan), settled)
 
 
 def _final(message: Message, final: bool) -> Message:

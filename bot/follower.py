@@ -25,7 +25,7 @@ from typing import Any, Protocol
 
 from blocks.figures import SESSION_REACTION
 from blocks.status import surface_of
-from blocks.thread import thread_messages
+from blocks.thread import changed_messages
 from bot import events
 from bot.app.approval_threads import ApprovalThreads
 from bot.checkpoints import Checkpoints, CoreState
@@ -121,6 +121,8 @@ class Follower:
             replay=self.replay, progress=options.progress,
         )  # fmt: skip
         self._touched = self.reading.touched  # sessions changed since they were last rendered
+        for session in self.book.sessions.values():  # restored: what Slack shows is not known
+            session.change_all()
         self._skipped_said = core is not None  # how many --since left out: said at a first start
         self._rendered_at = float("-inf")
         self._unsaved = core is None
@@ -184,14 +186,18 @@ class Follower:
             self._touched.add(session.session_id)
         for session_id in self.delivery.take_lost_threads():  # their roots were deleted
             if session_id in self.book.sessions:
+                self.book.sessions[session_id].change_all()
                 self._touched.add(session_id)
+        for session_id in self.delivery.take_forgotten():  # a message of theirs was deleted
+            if session_id in self.book.sessions:
+                self.book.sessions[session_id].change_all()
         touched = self._touched  # in the order the sessions appeared: their roots go in that order
         for session_id in [sid for sid in self.book.sessions if sid in touched]:
             session = self.book.sessions[session_id]
             if self._before_since(session):
                 continue  # history: read, so that its state is right, but not posted
             reaction = SESSION_REACTION[session.status]
-            messages = thread_messages(session, now, self.plan_blocks)
+            messages = changed_messages(session, session.take_changes(), now, self.plan_blocks)
             self.delivery.want(session_id, messages, reaction)
             if self.surfaces:
                 shown = surface_of(session)  # what the line under it and the Home show

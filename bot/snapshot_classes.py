@@ -72,8 +72,9 @@ from bot.result_records import (
     TurnEnded,
 )
 from bot.session.book import SessionBook
+from bot.session.ends import SessionStatus
 from bot.session.significance import Significance, Verbosity
-from bot.session.state import Session, SessionInfo, SessionSettings, SessionStatus
+from bot.session.state import Session, SessionInfo, SessionSettings
 from bot.session.thread import (
     DelegationItem,
     Narration,
@@ -99,8 +100,8 @@ class Entry:
     fields: tuple[str, ...] = ()
 
 
-SCHEMA: Final = 3  # bump with any change below (see the module's docstring)
-SCHEMA_DIGEST: Final = "96c7fb2e70630def"  # (tests/test_snapshot.py says the new one)
+SCHEMA: Final = 4  # bump with any change below (see the module's docstring)
+SCHEMA_DIGEST: Final = "7574575041d9adc2"  # (tests/test_snapshot.py says the new one)
 
 CLASSES: Final[tuple[Entry, ...]] = (
     Entry("ResultStatus", ResultStatus, ENUM),
@@ -155,9 +156,10 @@ CLASSES: Final[tuple[Entry, ...]] = (
     )),
     Entry("Session", Session, FIELDS, (
         "session_id", "settings", "info", "started", "status", "first_at", "last_at",
-        "timed", "last_seen", "calls", "_open", "items", "_todo_shown", "todos", "result",
-        "exit", "closed", "compactions", "_dropped_results", "counts", "_links", "_held",
-        "_keys", "_last_said", "_results", "_threshold", "_early", "_said",
+        "timed", "last_seen", "calls", "tally", "open_calls", "items", "todo_at", "todos",
+        "result", "exit", "closed", "compactions", "dropped_results", "counts", "_links",
+        "_held", "_keys", "last_said", "results", "_threshold", "early", "said", "_changed",
+        "_all_changed", "_item_of",
     )),
     Entry("TextBatch", TextBatch, FIELDS, ("key", "size", "_pieces", "_kept")),
     Entry("Narration", Narration, FIELDS, ("text",)),

@@ -10,9 +10,10 @@ import io
 import os
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -411,3 +412,43 @@ def test_a_second_ctrl_c_stops_at_once_and_the_next_start_sends_the_rest(
         assert len(threads) == BACKLOG and all(len(thread) == 3 for thread in threads)
         posts = [r for r in slack.requests if r.method == "chat.postMessage" and r.error is None]
         assert len(posts) == 3 * BACKLOG  # nothing posted twice
+
+
+class WantedKeys(Delivery):
+    """A delivery that notes the keys of the messages each render hands it."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.keys: list[list[str]] = []
+
+    def want(self, session_id: str, messages: Iterable[Any], reaction: str | None = None) -> None:
+        given = list(messages)
+        self.keys.append([message.key for message in given])
+        super().want(session_id, given, reaction)
+
+
+def tool_use(sid: str, call_id: str) -> bytes:
+    use = {"type": "tool_use", "id": call_id, "name": "Bash", "input": {"command": "ls"}}
+    return line({"type": "assistant", "session_id": sid,
+                 "message": {"id": f"m-{call_id}", "content": [use]}})  # fmt: skip
+
+
+def test_a_result_rebuilds_only_its_calls_message_and_the_root(tmp_path: Path) -> None:
+    log = tmp_path / "agent.jsonl"
+    init = {"type": "system", "subtype": "init", "session_id": "s", "cwd": "/w", "model": "m"}
+    log.write_bytes(line(init) + b"".join(tool_use("s", f"t{n}") for n in range(30)))
+    clock = FakeClock()
+    with LocalSlack(token=TOKEN, rate_limits=False) as slack:
+        delivery = WantedKeys(SlackApi(TOKEN, slack.base_url), slack.channel_id(), clock=clock,
+                              sleep=clock.sleep)  # fmt: skip
+        follower = Follower([FileFollower(log)], delivery, FollowerOptions(clock=clock))
+        turn(follower)
+        assert delivery.keys == [["root", "tools:1", "tools:2", "tools:3"]]
+        with log.open("ab") as more:
+            first = {"type": "tool_result", "tool_use_id": "t0", "content": "fine"}
+            more.write(line({"type": "user", "session_id": "s", "message": {"content": [first]}}))
+        turn(follower)
+        assert delivery.keys[1:] == [["root", "tools:1"]]
+        (root,) = slack.channel_messages()
+        group = slack.thread(slack.channel_id(), root["ts"])[1]
+        assert "fine" in str(group["blocks"])

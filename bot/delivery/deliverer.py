@@ -23,7 +23,7 @@ names the sessions to render again whole); the other sessions are not touched.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -108,12 +108,16 @@ class Delivery:
         self._outage_pause = 0.0  # while Slack is away: the pause after the last failed call
         self.outage_since: float | None = None  # when Slack went away (clock seconds)
         self.lost_threads: set[str] = set()  # sessions whose thread starts again: render whole
+        self.forgotten: set[str] = set()  # sessions a message of which was deleted: render whole
         self.posted: dict[str, int] = {}  # posts per session (one clears its thread's status)
 
     # --- what should be -------------------------------------------------------------------
 
-    def want(self, session_id: str, messages: list[Message], reaction: str | None = None) -> None:
-        """The session's thread should now look like ``messages`` (root first)."""
+    def want(
+        self, session_id: str, messages: Iterable[Message], reaction: str | None = None
+    ) -> None:
+        """The session's thread should now look like ``messages`` (root first; those not given
+        are as they were), each compared as it comes and dropped when Slack shows it already."""
         now = self.clock()
         for message in messages:
             payload = message.payload()
@@ -322,6 +326,7 @@ class Delivery:
                 return
             self.log.event(events.MessageDeleted(wanted.session_id, wanted.key))
             self.ledger.forget(wanted.session_id, wanted.key)  # posted again as new
+            self.forgotten.add(wanted.session_id)  # at the session's next render
             return
         self.ledger.record(wanted.session_id, wanted.key, sent.ts, wanted.digest)
         self._wanted.pop((wanted.session_id, wanted.key), None)
@@ -345,6 +350,12 @@ class Delivery:
         """The sessions whose threads start again (each to be wanted again whole), once."""
         lost, self.lost_threads = self.lost_threads, set()
         return lost
+
+    def take_forgotten(self) -> set[str]:
+        """The sessions a message of which was deleted since this was last asked: their next
+        render builds every message (the deleted one is posted again), once."""
+        forgotten, self.forgotten = self.forgotten, set()
+        return forgotten
 
     def _update_payload(self, wanted: Wanted, ts: str) -> None:
         try:

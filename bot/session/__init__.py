@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from bot.session.book import SessionBook
+from bot.session.ends import SessionStatus
 from bot.session.significance import Significance, Verbosity, classify
-from bot.session.state import Session, SessionSettings, SessionStatus
+from bot.session.state import Session, SessionSettings
 from bot.session.tool_calls import ToolCallState, ToolStatus
 
 __all__ = [

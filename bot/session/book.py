@@ -123,6 +123,7 @@ class SessionBook:
     def restore(self, session: Session) -> None:
         """Take back a released session (kept elsewhere meanwhile): its records apply again."""
         session_id = session.session_id
+        session.change_all()  # what its thread shows is rendered again whole
         self._released.pop(session_id, None)
         self.sessions[session_id] = session
         self._recent.pop(session_id, None)

@@ -5,17 +5,21 @@ A session runs while its log moves. It waits for the user once a ``TurnEnded`` s
 answered, and runs again when the agent is at work again (the user's next words, the agent's
 text or tools); it is idle when its log has said nothing for ``idle_after_s`` in the middle of
 a turn (or with no sign that its turn ended), and runs again with the log's next record. Its
-end is its result, or the agent's exit (``AgentExited``) when the agent wrote no result.
+end is its result, or the agent's exit (``AgentExited``) when the agent wrote no result: the
+open calls are interrupted, and the result is the thread's next item.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
-from typing import Final
+from enum import StrEnum
+from typing import TYPE_CHECKING, Final
 
 from bot.records import (
     AssistantText,
     Delegation,
+    Notice,
     Origin,
     Record,
     Thinking,
@@ -24,13 +28,38 @@ from bot.records import (
     ToolResult,
     UserText,
 )
-from bot.result_records import AgentExited, ResultStatus
+from bot.result_records import AgentExited, ResultStatus, SessionResult, TurnEnded
+from bot.session import saying
+from bot.session.calling import interrupt_open_calls
+from bot.session.thread import RESULT_TEXT_CAP, ResultItem
+
+if TYPE_CHECKING:
+    from bot.session.state import Session
+
+
+class SessionStatus(StrEnum):
+    RUNNING = "running"
+    WAITING = "waiting"  # the agent ended its turn: it waits for the user
+    IDLE = "idle"  # its log said nothing for ``idle_after_s`` in the middle of a turn
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    STOPPED = "stopped"  # stopped by someone (Ctrl-C): neither done nor failed
+    UNKNOWN = "unknown"
+
 
 # The signals someone sends to stop a program (Ctrl-C is SIGINT): an agent ended by one was
 # stopped. Any other signal that ended it (SIGSEGV, SIGABRT...) is a crash: it failed.
 STOP_SIGNALS: Final = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGKILL")
 # The records of an agent at work (see ``moves_on``).
 _WORK: Final = (UserText, AssistantText, Thinking, ToolCall, ToolResult, TodoUpdate, Delegation)
+_RUNNING: Final = SessionStatus.RUNNING  # bound once: compiled, a look-up on the class each use
+# What a session's status is once a result of each outcome came.
+_ENDED_AS: Final = {
+    ResultStatus.SUCCEEDED: SessionStatus.SUCCEEDED,
+    ResultStatus.FAILED: SessionStatus.FAILED,
+    ResultStatus.STOPPED: SessionStatus.STOPPED,
+}
+ENDED: Final = (SessionStatus.SUCCEEDED, SessionStatus.FAILED, SessionStatus.STOPPED)
 
 
 def moves_on(record: Record) -> bool:
@@ -55,3 +84,53 @@ def exit_records(
     the last): exit ``code`` and ``signal`` as the agent's command tells them."""
     return [AgentExited(Origin(session_id, None, line), code=code, signal=signal)
             for session_id in sessions]  # fmt: skip
+
+
+def session_result(session: Session, record: SessionResult) -> None:
+    if session.parent_of(record) in session.calls:
+        return
+    ended = session.status in ENDED  # and no new run began since
+    if ended and session.result is not None and same_outcome(session.result, record):
+        return  # the same result line again: said once
+    repeats = bool(record.text) and saying.said_already(session, record.text or "")
+    if record.text is not None and len(record.text) > RESULT_TEXT_CAP:
+        # keep what the result message shows, not the whole answer
+        record = dataclasses.replace(record, text=record.text[:RESULT_TEXT_CAP])
+    end(session, record, repeats, None)
+
+
+def end(session: Session, result: SessionResult, repeats: bool, exit: AgentExited | None) -> None:
+    """The session ends with ``result``: calls still open are interrupted, and the result
+    is the thread's next item."""
+    session.result = result
+    session.status = _ENDED_AS.get(result.status, SessionStatus.FAILED)
+    interrupt_open_calls(session)
+    session.last_said = None
+    session.results += 1
+    key = "result" if session.results == 1 else f"result:{session.results}"
+    session.add_item(ResultItem(key, result, repeats, exit))
+
+
+def turn_ended(session: Session, record: TurnEnded | Notice) -> None:
+    """The agent answered (or the user interrupted it): the session waits for the user (a
+    subagent's turn is not the session's)."""
+    if record.parent_call is None and record.subagent is None and session.status is _RUNNING:
+        session.status = SessionStatus.WAITING
+
+
+def agent_exited(session: Session, record: AgentExited) -> None:
+    """The agent's process ended. A session that reported no outcome (none since it last
+    started) ends with the exit's; one that did keeps its own, the exit noted beside it."""
+    session.exit = record
+    if session.status in ENDED:
+        return
+    end(session, SessionResult(record.origin, status=exit_status(record)), False, record)
+
+
+def same_outcome(kept: SessionResult, new: SessionResult) -> bool:
+    """Whether ``new`` says what ``kept`` (the result already shown, its text cut to what is
+    shown) says: the same line sent twice, not a new run's result."""
+    text = new.text[:RESULT_TEXT_CAP] if new.text is not None else None
+    return (kept.status, kept.subtype, kept.text, kept.error, kept.duration_ms, kept.cost_usd,
+            kept.num_turns, kept.output_tokens) == (new.status, new.subtype, text, new.error,
+            new.duration_ms, new.cost_usd, new.num_turns, new.output_tokens)  # fmt: skip

@@ -306,6 +306,7 @@ def session_of(statuses: list[ToolStatus], children: list[int]) -> Session:
     session = Session("s")
     for index, status in enumerate(statuses):
         session.calls[f"c{index}"] = ToolCallState(f"c{index}", f"T{index}", "x y", status)
+        session.tally[status] += 1
     if statuses:
         for child in children:
             session.calls["c0"].add_child(f"c{child}")

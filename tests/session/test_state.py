@@ -22,7 +22,8 @@ from bot.records import (
 )
 from bot.result_records import ResultStatus, SessionResult
 from bot.session import Session, SessionBook, SessionSettings, SessionStatus, ToolStatus, Verbosity
-from bot.session.state import EARLY_RESULTS, HELD_RECORDS
+from bot.session.calling import EARLY_RESULTS
+from bot.session.state import HELD_RECORDS
 from bot.session.thread import (
     TEXT_CAP,
     DelegationItem,
@@ -516,7 +517,7 @@ def test_a_result_before_its_call_is_not_lost_when_the_session_ends() -> None:
 def test_results_whose_calls_never_come_are_kept_within_a_bound() -> None:
     session = session_of(started(), *[result(f"r{n}") for n in range(EARLY_RESULTS + 5)])
     assert session.unmatched_results == EARLY_RESULTS + 5
-    assert len(session._early) == EARLY_RESULTS
+    assert len(session.early) == EARLY_RESULTS
 
 
 def test_the_same_result_line_twice_is_one_result_message() -> None:
