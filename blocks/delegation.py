@@ -8,10 +8,9 @@ from blocks.markdown import to_mrkdwn
 from blocks.message import Block, Message
 from blocks.sections import context, mrkdwn_sections, section
 from blocks.text import safe_line, truncate_escaped
+from bot.caps import DELEGATED_ANSWER_SHOWN
 from bot.session import Session, ToolStatus
 from bot.session.thread import DelegationItem
-
-ANSWER_LIMIT = 2500
 
 
 def delegation_message(item: DelegationItem, session: Session) -> Message:
@@ -32,7 +31,7 @@ def delegation_message(item: DelegationItem, session: Session) -> Message:
         note = f"↳ {plural(len(children), 'tool call')}: {safe_line(names, 200)}"
         blocks.append(context(note + (f" · {failed} failed" if failed else "")))
     if call.output.strip():
-        answer = truncate_escaped(to_mrkdwn(call.output), ANSWER_LIMIT)
+        answer = truncate_escaped(to_mrkdwn(call.output), DELEGATED_ANSWER_SHOWN)
         blocks.extend(mrkdwn_sections(answer))
     text = safe_line(f"{lead} → {member}: {call.summary}", 300)
     return Message(item.key, text, fitted(blocks))

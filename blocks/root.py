@@ -20,11 +20,9 @@ from blocks.figures import (
 from blocks.message import Message
 from blocks.sections import MessageBlocks
 from blocks.text import code_span, plain_text, safe_line
+from bot.caps import PROMPT_LINE, PROMPT_LINES
 from bot.records import SessionResult
 from bot.session import Session, ToolStatus
-
-PROMPT_LINES: Final = 2
-PROMPT_LINE: Final = 150  # characters of a prompt's line the root shows
 
 
 def root_message(session: Session, now: datetime | None = None) -> Message:

@@ -7,11 +7,11 @@ from typing import Final
 from blocks.message import Message
 from blocks.sections import MessageBlocks
 from blocks.text import escape_mrkdwn, safe_line
+from bot.caps import TODOS_SHOWN
 from bot.records import Todo
 from bot.session import Session
 
 _MARK: Final = {"completed": "✅", "in_progress": "🔄", "pending": "⬜", "cancelled": "🚫"}
-MAX_SHOWN = 60
 
 
 def todo_line(todo: Todo) -> str:
@@ -32,9 +32,9 @@ def todos_message(key: str, session: Session) -> Message:
     for todo in todos:
         if todo.status == "completed":
             done += 1
-    lines = [todo_line(todo) for todo in todos[:MAX_SHOWN]]
-    if len(todos) > MAX_SHOWN:
-        lines.append(f"_… {len(todos) - MAX_SHOWN} more_")
+    lines = [todo_line(todo) for todo in todos[:TODOS_SHOWN]]
+    if len(todos) > TODOS_SHOWN:
+        lines.append(f"_… {len(todos) - TODOS_SHOWN} more_")
     progress = f"{done}/{len(todos)} done"
     blocks = MessageBlocks()
     blocks.context(f"📝 *Todo list* · {progress}")

@@ -10,13 +10,10 @@ from blocks.markdown import to_mrkdwn
 from blocks.message import Message
 from blocks.sections import MessageBlocks
 from blocks.text import code_block, code_span, escape_mrkdwn, one_line, safe_line, truncate_escaped
+from bot.caps import ERROR_PREVIEW, RESULT_PREVIEW
 from bot.session import Session, ToolCallState, ToolStatus
 from bot.session.thread import Narration, ToolGroup
 from bot.session.tool_calls import OPEN_STATUSES
-
-ERROR_PREVIEW: Final = 500
-RESULT_PREVIEW: Final = 160
-
 
 # The statuses, bound once: compiled, `ToolStatus.OK` is a look-up on the class at each use.
 _OK: Final = ToolStatus.OK

@@ -21,15 +21,21 @@ from typing import Any, TypeVar
 
 import orjson
 
+from bot.caps import (
+    ANSWER_KEPT,
+    NOTICE_CAP,
+    PREVIEW_LIMIT,
+    RESULT_TEXT_CAP,
+    TEXT_CAP,
+    USER_TEXT_CAP,
+)
 from bot.formats.common import TOO_DEEP
 from bot.records import Record
 from bot.redaction.redactor import MIN_LENGTH, Redactor
-from bot.session.thread import NOTICE_CAP, RESULT_TEXT_CAP, TEXT_CAP, USER_TEXT_CAP
-from bot.session.tool_calls import ANSWER_LIMIT, PREVIEW_LIMIT
 
 # Longer than any part of a string a session keeps, with room for leading whitespace that a
 # session strips before it cuts.
-HEAD_LIMIT = 2 * max(TEXT_CAP, RESULT_TEXT_CAP, USER_TEXT_CAP, NOTICE_CAP, ANSWER_LIMIT,
+HEAD_LIMIT = 2 * max(TEXT_CAP, RESULT_TEXT_CAP, USER_TEXT_CAP, NOTICE_CAP, ANSWER_KEPT,
                      PREVIEW_LIMIT)  # fmt: skip
 TAIL_MARGIN = 8192  # longer than any secret but a private key (matched to its end anyway)
 _SPACE = re.compile(r"\s")

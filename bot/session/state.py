@@ -24,6 +24,17 @@ from typing import Final
 
 from mypy_extensions import mypyc_attr
 
+from bot.caps import (
+    ANSWER_KEPT,
+    EARLY_OUTPUT_CAP,
+    NARRATION_LIMIT,
+    NOTICE_CAP,
+    OK_PREVIEW_LIMIT,
+    PREVIEW_LIMIT,
+    PROMPT_CAP,
+    RESULT_TEXT_CAP,
+    USER_TEXT_CAP,
+)
 from bot.records import (
     AgentExited,
     AssistantText,
@@ -46,10 +57,6 @@ from bot.records import (
 from bot.session.ends import exit_status, moves_on
 from bot.session.significance import Significance, Verbosity, classify
 from bot.session.thread import (
-    NARRATION_LIMIT,
-    NOTICE_CAP,
-    RESULT_TEXT_CAP,
-    USER_TEXT_CAP,
     DelegationItem,
     NoticeItem,
     ResultItem,
@@ -60,10 +67,7 @@ from bot.session.thread import (
     UserTurn,
 )
 from bot.session.tool_calls import (
-    ANSWER_LIMIT,
-    OK_PREVIEW_LIMIT,
     OPEN_STATUSES,
-    PREVIEW_LIMIT,
     ToolCallState,
     ToolStatus,
     describe_call,
@@ -72,8 +76,6 @@ from bot.session.tool_calls import (
 )
 
 EARLY_RESULTS = 64  # results kept while their calls have not come; the oldest is dropped past it
-EARLY_OUTPUT_CAP = 100_000  # characters of such a result's output kept (its preview is shorter)
-PROMPT_CAP: Final = 500  # characters of the first prompt kept (the root shows a line or two)
 HELD_RECORDS: Final = 5_000  # records of one subagent held until its call is known
 
 
@@ -462,7 +464,7 @@ class Session:
             self._show_in_group(call.id)  # quiet: a failed call still shows
         if not call.shown:  # no message shows its output (a subagent's call, a hidden one)
             return
-        limit = ANSWER_LIMIT if call.delegate is not None else (
+        limit = ANSWER_KEPT if call.delegate is not None else (
             PREVIEW_LIMIT if record.is_error else OK_PREVIEW_LIMIT
         )
         if call.delegate is not None:  # a member's answer: shown as it said it
