@@ -65,7 +65,7 @@ def _place(cwd: str | None) -> str | None:
     if not cwd:
         return None
     path = cwd.rstrip("/\\").replace("\\", "/")
-    name = path[path.rfind("/") + 1 :]  # the last part (`rsplit`'s, without its list)
+    name = path.rsplit("/", 1)[-1]
     return f"in {name}" if name else None
 
 
@@ -125,7 +125,7 @@ def status_line(session: Session, now: datetime | None = None) -> str:
         parts.append(f"todos {_done(session)}/{len(session.todos)}")
     if session.compactions:
         parts.append(plural(session.compactions, "compaction"))
-    return " · ".join([part for part in parts if part])  # a list: compiled, no generator
+    return " · ".join(part for part in parts if part)
 
 
 def _spent(result: SessionResult) -> list[str]:
@@ -144,12 +144,8 @@ def _spent(result: SessionResult) -> list[str]:
 
 
 def _done(session: Session) -> int:
-    """How many todos are completed (a loop: compiled, cheaper than `sum` of a generator)."""
-    done = 0
-    for todo in session.todos:
-        if todo.status == "completed":
-            done += 1
-    return done
+    """How many todos are completed."""
+    return sum(1 for todo in session.todos if todo.status == "completed")
 
 
 def _minutes(seconds: float) -> str:
@@ -162,48 +158,22 @@ def _minutes(seconds: float) -> str:
     return f"{hours}h {minutes}m" if hours else f"{minutes}m"
 
 
-# The statuses, bound once: compiled, `ToolStatus.OK` is a look-up on the class at each use.
-_OK: Final = ToolStatus.OK
-_RUNNING: Final = ToolStatus.RUNNING
-_PENDING: Final = ToolStatus.PENDING
-_ERROR: Final = ToolStatus.ERROR
-_INTERRUPTED: Final = ToolStatus.INTERRUPTED
+# The statuses a status line counts, in its order, and what it calls each (OK calls: not shown).
+_NOT_OK: Final = (
+    (ToolStatus.RUNNING, "running"),
+    (ToolStatus.PENDING, "pending"),
+    (ToolStatus.ERROR, "failed"),
+    (ToolStatus.INTERRUPTED, "interrupted"),
+    (ToolStatus.ORPHANED, "orphaned"),
+)
 
 
 def _tool_counts(session: Session) -> str:
-    """``12 tool calls (2 running, 1 failed)``: the calls that are not OK (most are) counted by
-    status, in the order running, pending, failed, interrupted, orphaned. (Counted in locals
-    with `is`: cheaper than a dict keyed by status, or `Session.call_counts`.)"""
+    """``12 tool calls (2 running, 1 failed)``: the calls that are not OK counted by status."""
     total = len(session.calls)
     if not total:
         return "no tools yet"
-    running = pending = failed = interrupted = orphaned = 0
-    for call in session.calls.values():
-        status = call.status
-        if status is _OK:
-            continue
-        if status is _RUNNING:
-            running += 1
-        elif status is _PENDING:
-            pending += 1
-        elif status is _ERROR:
-            failed += 1
-        elif status is _INTERRUPTED:
-            interrupted += 1
-        else:  # the one status left: orphaned
-            orphaned += 1
+    counts = session.call_counts()
+    detail = [f"{counts[status]} {word}" for status, word in _NOT_OK if counts[status]]
     head = plural(total, "tool call")
-    if not (running or pending or failed or interrupted or orphaned):
-        return head
-    detail: list[str] = []
-    if running:
-        detail.append(f"{running} running")
-    if pending:
-        detail.append(f"{pending} pending")
-    if failed:
-        detail.append(f"{failed} failed")
-    if interrupted:
-        detail.append(f"{interrupted} interrupted")
-    if orphaned:
-        detail.append(f"{orphaned} orphaned")
-    return f"{head} ({', '.join(detail)})"
+    return f"{head} ({', '.join(detail)})" if detail else head

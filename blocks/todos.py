@@ -28,10 +28,7 @@ def todo_line(todo: Todo) -> str:
 
 def todos_message(key: str, session: Session) -> Message:
     todos = session.todos
-    done = 0  # counted in a loop: compiled, a generator given to `sum` is an object
-    for todo in todos:
-        if todo.status == "completed":
-            done += 1
+    done = sum(1 for todo in todos if todo.status == "completed")
     lines = [todo_line(todo) for todo in todos[:TODOS_SHOWN]]
     if len(todos) > TODOS_SHOWN:
         lines.append(f"_… {len(todos) - TODOS_SHOWN} more_")

@@ -3,8 +3,6 @@ and a short preview of its result or error. Updated in place as the calls finish
 
 from __future__ import annotations
 
-from typing import Final
-
 from blocks.figures import TOOL_EMOJI, duration, plural
 from blocks.markdown import to_mrkdwn
 from blocks.message import Message
@@ -14,12 +12,6 @@ from bot.caps import ERROR_PREVIEW, RESULT_PREVIEW
 from bot.session import Session, ToolCallState, ToolStatus
 from bot.session.thread import Narration, ToolGroup
 from bot.session.tool_calls import OPEN_STATUSES
-
-# The statuses, bound once: compiled, `ToolStatus.OK` is a look-up on the class at each use.
-_OK: Final = ToolStatus.OK
-_ERROR: Final = ToolStatus.ERROR
-_INTERRUPTED: Final = ToolStatus.INTERRUPTED
-_ORPHANED: Final = ToolStatus.ORPHANED
 
 
 def tools_message(group: ToolGroup, session: Session) -> Message:
@@ -37,59 +29,45 @@ def tools_message(group: ToolGroup, session: Session) -> Message:
 
 
 def call_line(call: ToolCallState) -> str:
-    """``✅ *Bash* `npm test` · 2.3s``, built in one f-string (each `+` would copy the line)."""
-    status = call.status
-    summary = call.summary
-    gap, span = (" ", code_span(summary, 220)) if summary else ("", "")
-    seconds = call.duration_s
-    dot = " · " if seconds is not None else ""
-    state = ""  # `f" · _{status.value}_"`, without `.value` (an interpreted property)
-    if status is _INTERRUPTED:
-        state = " · _interrupted_"
-    elif status is _ORPHANED:
-        state = " · _orphaned_"
-    name = safe_line(call.name, 80)
-    return f"{TOOL_EMOJI[status]} *{name}*{gap}{span}{dot}{duration(seconds)}{state}"
+    """``✅ *Bash* `npm test` · 2.3s``; an interrupted or orphaned call says so."""
+    line = f"{TOOL_EMOJI[call.status]} *{safe_line(call.name, 80)}*"
+    if call.summary:
+        line += " " + code_span(call.summary, 220)
+    if (seconds := call.duration_s) is not None:
+        line += f" · {duration(seconds)}"
+    if call.status in (ToolStatus.INTERRUPTED, ToolStatus.ORPHANED):
+        line += f" · _{call.status.value}_"
+    return line
 
 
 def _add_call_blocks(blocks: MessageBlocks, call: ToolCallState, session: Session) -> None:
     """A call's blocks, added to its message's ``blocks``: its line (with the error, when it
     failed) and a note of its subagent's calls and of its result."""
     text = call_line(call)
-    if call.status is _ERROR and call.output.strip():
+    if call.status is ToolStatus.ERROR and call.output.strip():
         text += "\n" + code_block(call.output, ERROR_PREVIEW)
     blocks.section(text)
     subagent, result = _subagent_note(call, session), _result_note(call)
-    if subagent or result:  # `context` leaves an empty one out (fixed arguments: a direct call)
+    if subagent or result:  # `context` leaves an empty one out
         blocks.context(subagent, result)
 
 
 def _result_note(call: ToolCallState) -> str:
-    if call.status is not _OK or not call.output_size:
+    if call.status is not ToolStatus.OK or not call.output_size:
         return ""
-    first = escape_mrkdwn(one_line(call.output, RESULT_PREVIEW))
-    lines = call.output_lines
-    if lines > 1:  # `plural(lines, "line")` of more than one, in the one f-string
-        return f"→ {first} _({lines} lines)_"
-    return f"→ {first}"
+    first = one_line(call.output, RESULT_PREVIEW)
+    more = f" _({plural(call.output_lines, 'line')})_" if call.output_lines > 1 else ""
+    return f"→ {escape_mrkdwn(first)}{more}"
 
 
 def _subagent_note(call: ToolCallState, session: Session) -> str:
     if not call.children:
         return ""
-    children: list[ToolCallState] = []
-    failed = running = 0  # counted in the one walk (compiled, a generator is an object)
-    for child_id in call.children:
-        child = session.calls.get(child_id)
-        if child is None:
-            continue
-        children.append(child)
-        if child.status is _ERROR:
-            failed += 1
-        elif child.status in OPEN_STATUSES:
-            running += 1
+    children = [session.calls[child] for child in call.children if child in session.calls]
     if not children:  # none of them known: no "0 tool calls", no latest
         return ""
+    failed = sum(1 for child in children if child.status is ToolStatus.ERROR)
+    running = sum(1 for child in children if child.status in OPEN_STATUSES)
     parts = [plural(len(children), "tool call")]
     if running:
         parts.append(f"{running} running")
