@@ -5,12 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from blocks.fit import _plainly_fits, fit_blocks, fitted
-from blocks.limits import (
-    check_blocks,
-)
 from blocks.markdown import _code_spans
-from blocks.sections import context, fields, header, section
 from blocks.text import (
     _CONTROL,
     _NEEDS_CLEAN,
@@ -105,29 +100,3 @@ def plain_code_spans(text: str) -> list[tuple[int, int, str]]:
 @given(spaced_text)
 def test_code_spans_pair_backtick_runs_as_the_obvious_way_does(text: str) -> None:
     assert _code_spans(text) == plain_code_spans(text)
-
-
-@given(
-    st.lists(
-        st.sampled_from(["section", "context", "fields", "header"])
-        .flatmap(lambda kind: st.tuples(st.just(kind), spaced_text)),
-        max_size=6,
-    ),
-    st.integers(min_value=0, max_value=400),
-)
-def test_a_quick_yes_is_a_yes_of_the_full_check(parts: list[tuple[str, str]], budget: int) -> None:
-    makers = {
-        "section": section,
-        "context": lambda text: context(text, text),
-        "fields": lambda text: fields([("Label", text)]),
-        "header": header,
-    }
-    blocks = [makers[kind](text) for kind, text in parts]
-    if _plainly_fits(blocks, budget):
-        assert check_blocks(blocks, budget) == []
-
-
-@given(st.lists(spaced_text, max_size=60), st.integers(min_value=0, max_value=4000))
-def test_fitted_is_fit_blocks_as_a_tuple(texts: list[str], size: int) -> None:
-    blocks = [section(text * (size // 40)) if text else header(text) for text in texts]
-    assert fitted(blocks) == tuple(fit_blocks(blocks))
