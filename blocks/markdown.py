@@ -27,6 +27,7 @@ _LINK: Final = re.compile(
 _AUTOLINK: Final = re.compile(r"<(https?://[^\s<>]+)>", re.IGNORECASE)
 _BACKTICKS: Final = re.compile(r"`+")
 _TASK_BOXES: Final = ("[ ] ", "[x] ", "[X] ")
+_BLOCK_STARTS: Final = frozenset("#-*+_0123456789")  # what a heading, list item or rule begins
 RULE: Final = "──────────"
 TABLE_WIDTH_MAX: Final = 120  # wider tables are not padded into columns
 
@@ -119,7 +120,10 @@ def _block_line(line: str) -> str:
 
 def _line(line: str) -> str:
     stripped = line.strip()
-    if stripped[:1] in ("-", "*", "_") and _is_rule(stripped, stripped[0]):
+    first = stripped[:1]
+    if first not in _BLOCK_STARTS:  # prose: no block syntax starts with its first character
+        return _inline(line)
+    if first in ("-", "*", "_") and _is_rule(stripped, first):
         return RULE
     heading = _HEADING.match(line)
     if heading:
@@ -156,6 +160,8 @@ def _task(item: str) -> str:
 
 def _inline(text: str, *, in_bold: bool = False) -> str:
     """One line of Markdown: code spans first, then links, then emphasis in what is left."""
+    if "`" not in text:
+        return _links(text, in_bold)
     out: list[str] = []
     position = 0
     for start, end, content in _code_spans(text):
@@ -197,6 +203,8 @@ def _code(content: str) -> str:
 
 
 def _links(text: str, in_bold: bool) -> str:
+    if "[" not in text:
+        return _plain(text, in_bold)
     out: list[str] = []
     position = 0
     for match in _LINK.finditer(text):
@@ -220,5 +228,7 @@ def _link(label: str, url: str, image: bool, in_bold: bool) -> str:
 
 def _plain(text: str, in_bold: bool) -> str:
     """Text outside code spans and links: autolinks unwrapped, escaped, emphasis converted."""
-    escaped = escape_mrkdwn(_AUTOLINK.sub(r"\1", text)).replace("`", GRAVE)
+    if "<" in text:
+        text = _AUTOLINK.sub(r"\1", text)
+    escaped = escape_mrkdwn(text).replace("`", GRAVE)
     return MARKS.sub(bold_inside if in_bold else mark, escaped)
