@@ -49,8 +49,8 @@ def clean(text: str) -> str:
 
 
 def _nothing_to_clean(text: str) -> bool:
-    """`_NEEDS_CLEAN.search(text) is None`, asked without the regex (see
-    benchmarks/PERFORMANCE.md)."""
+    """`_NEEDS_CLEAN.search(text) is None`, asked without the regex (with the other text
+    shortcuts: 5.0 % of the replay slice's instructions, benchmarks/PERFORMANCE.md)."""
     if text.isascii():  # only C0 controls and DEL to find
         return _DEL not in text.encode("ascii").translate(_SPACED_ASCII)
     if text.replace("\n", " ").replace("\t", " ").isprintable():  # lines of printable text
