@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, NamedTuple
+from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -40,17 +40,18 @@ BLOCK_TYPES = frozenset(
 Block = dict[str, Any]
 
 
-class TextSlot(NamedTuple):
+class TextSlot:
     """One text of a message: `owner[\"text\"]`, at `pointer`, of at most `limit` characters,
     and that text as it was when the blocks were scanned.
 
     `kind` is `plain_text`, `mrkdwn`, `markdown` (a markdown block) or `rich_text`."""
 
-    pointer: str
-    owner: dict[str, Any]
-    limit: int
-    kind: str
-    text: str
+    def __init__(self, pointer: str, owner: dict[str, Any], limit: int, kind: str, text: str):
+        self.pointer = pointer
+        self.owner = owner
+        self.limit = limit
+        self.kind = kind
+        self.text = text
 
     @property
     def empty(self) -> bool:

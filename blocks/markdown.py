@@ -39,7 +39,7 @@ def to_mrkdwn(markdown: str) -> str:
     i = 0
     while i < len(lines):
         line = lines[i]
-        fence = _FENCE_OPEN.fullmatch(line)
+        fence = _FENCE_OPEN.fullmatch(line) if "```" in line or "~~~" in line else None
         if fence and not (fence.group(2)[0] == "`" and "`" in fence.group(3)):
             i = _code_block(lines, i, fence, out)
         elif "|" in line and i + 1 < len(lines) and _is_delimiter_row(lines[i + 1]):
@@ -110,7 +110,7 @@ def _cells(line: str) -> list[str]:
 
 
 def _block_line(line: str) -> str:
-    quote = _QUOTE.match(line)
+    quote = _QUOTE.match(line) if ">" in line else None
     if not quote:
         return _line(line)
     rest = line[quote.end() :]
@@ -231,4 +231,6 @@ def _plain(text: str, in_bold: bool) -> str:
     if "<" in text:
         text = _AUTOLINK.sub(r"\1", text)
     escaped = escape_mrkdwn(text).replace("`", GRAVE)
+    if "*" not in escaped and "_" not in escaped and "~" not in escaped and "\\" not in escaped:
+        return escaped  # no character a mark needs
     return MARKS.sub(bold_inside if in_bold else mark, escaped)
