@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from blocks.figures import TOOL_EMOJI, duration, plural
-from blocks.fit import fitted
 from blocks.markdown import to_mrkdwn
-from blocks.message import Block, Message
-from blocks.sections import context, mrkdwn_sections, section
+from blocks.message import Message
+from blocks.sections import MessageBlocks
 from blocks.text import safe_line, truncate_escaped
+from bot.caps import DELEGATED_ANSWER_SHOWN
 from bot.session import Session, ToolStatus
 from bot.session.thread import DelegationItem
-
-ANSWER_LIMIT = 2500
 
 
 def delegation_message(item: DelegationItem, session: Session) -> Message:
@@ -24,15 +22,16 @@ def delegation_message(item: DelegationItem, session: Session) -> Message:
     )
     if (seconds := call.duration_s) is not None:
         head += f" · {duration(seconds)}"
-    blocks: list[Block] = [section(f"{head}\n>{safe_line(call.summary, 400)}")]
+    blocks = MessageBlocks()
+    blocks.section(f"{head}\n>{safe_line(call.summary, 400)}")
     children = [session.calls[c] for c in call.children if c in session.calls]
     if children:
         failed = sum(1 for child in children if child.status is ToolStatus.ERROR)
         names = ", ".join(dict.fromkeys(child.name for child in children))
         note = f"↳ {plural(len(children), 'tool call')}: {safe_line(names, 200)}"
-        blocks.append(context(note + (f" · {failed} failed" if failed else "")))
+        blocks.context(note + (f" · {failed} failed" if failed else ""))
     if call.output.strip():
-        answer = truncate_escaped(to_mrkdwn(call.output), ANSWER_LIMIT)
-        blocks.extend(mrkdwn_sections(answer))
+        answer = truncate_escaped(to_mrkdwn(call.output), DELEGATED_ANSWER_SHOWN)
+        blocks.mrkdwn_sections(answer)
     text = safe_line(f"{lead} → {member}: {call.summary}", 300)
-    return Message(item.key, text, fitted(blocks))
+    return Message(item.key, text, blocks.fitted())

@@ -23,12 +23,9 @@ from blocks.limits import (
     ACTIONS_ELEMENTS_MAX,
     BLOCK_ID_MAX,
     CONTEXT_ELEMENTS_MAX,
-    FIELD_TEXT_MAX,
     FIELDS_MAX,
-    HEADER_TEXT_MAX,
     MAX_BLOCKS,
     MESSAGE_TEXT_BUDGET,
-    TEXT_OBJECT_MAX,
     Block,
     TextSlot,
     check_blocks,
@@ -48,8 +45,7 @@ def fit_blocks(
     are capped at Slack's own (`MESSAGE_TEXT_BUDGET`, `MAX_BLOCKS`)."""
     budget = min(text_budget, MESSAGE_TEXT_BUDGET)
     most = min(max_blocks, MAX_BLOCKS)
-    fits = _plainly_fits(blocks, budget) or not check_blocks(list(blocks), budget)
-    if len(blocks) <= most and fits:
+    if len(blocks) <= most and not check_blocks(list(blocks), budget):
         return list(blocks)
     if most <= 0:
         return []
@@ -71,86 +67,9 @@ def fit_blocks(
     return chosen
 
 
-def fitted(blocks: list[Block]) -> tuple[Block, ...]:
-    """`fit_blocks` as the tuple a message holds: blocks that plainly fit Slack's own limits
-    are taken as they are, without the list copy on the way."""
-    if len(blocks) <= MAX_BLOCKS and _plainly_fits(blocks, MESSAGE_TEXT_BUDGET):
-        return tuple(blocks)
-    return tuple(fit_blocks(blocks))
-
-
-def _plainly_fits(blocks: Sequence[Block], budget: int) -> bool:
-    """A quick yes for the plain shapes the builders make (header, section with text or
-    fields, context of mrkdwn, divider) when every text is within its limit and the whole
-    within ``budget``. Anything else answers no, and the full check decides."""
-    total = 0
-    for block in blocks:
-        size = _plain_size(block)
-        if size < 0:
-            return False
-        total += size
-    return total <= budget
-
-
-def _plain_size(block: Block) -> int:
-    """The text size of a plainly shaped block, each text within its limit; else -1.
-    (Measured in place: no list of the block's texts is built. The type is asked once, and
-    as a `str`: compiled, comparing `str`s is a direct call, comparing objects is not.)"""
-    kind = block.get("type")
-    if not isinstance(kind, str):
-        return -1
-    keys = len(block)
-    if keys == 1:
-        return 0 if kind == "divider" else -1
-    if keys != 2:
-        return -1
-    if kind == "section":
-        if "text" in block:
-            return _text_size(block["text"], TEXT_OBJECT_MAX, "mrkdwn")
-        if "fields" in block:
-            return _items_size(block["fields"], FIELDS_MAX, FIELD_TEXT_MAX)
-        return -1
-    if kind == "context":
-        return _items_size(block.get("elements"), CONTEXT_ELEMENTS_MAX, TEXT_OBJECT_MAX)
-    if kind == "header":
-        return _text_size(block.get("text"), HEADER_TEXT_MAX, "plain_text")
-    return -1
-
-
-def _items_size(items: object, most: int, limit: int) -> int:
-    """The text size of 1 to ``most`` mrkdwn items, each within ``limit``; else -1."""
-    if not isinstance(items, list) or not 0 < len(items) <= most:
-        return -1
-    total = 0
-    for item in items:
-        size = _text_size(item, limit, "mrkdwn")
-        if size < 0:
-            return -1
-        total += size
-    return total
-
-
-def _text_size(obj: object, limit: int, kind: str) -> int:
-    """The length of a well-formed, non-blank text object within ``limit``; else -1."""
-    if not isinstance(obj, dict):
-        return -1
-    found = obj.get("type")
-    if not isinstance(found, str) or found != kind:
-        return -1
-    text = obj.get("text")
-    return text_size(text, limit) if isinstance(text, str) else -1
-
-
-def text_size(text: str, limit: int) -> int:
-    """The length of a text object's ``text`` when it is not empty, blank or over ``limit``;
-    else -1 (what a plainly fitting message holds)."""
-    size = len(text)
-    return size if 0 < size <= limit and not text.isspace() else -1
-
-
 def _repaired(blocks: Sequence[object]) -> list[Block]:
     """Copies of the blocks, each repaired (or dropped), block_ids unique. (Typed ``object``:
-    compiled, a ``Block`` loop variable would refuse a value that is not a dict.)"""
+    a block may be anything.)"""
     out: list[Block] = []
     seen_ids: set[str] = set()
     for block in blocks:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, NamedTuple
+from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -40,20 +40,18 @@ BLOCK_TYPES = frozenset(
 Block = dict[str, Any]
 
 
-class TextSlot(NamedTuple):
-    """One text of a message: `owner[\"text\"]`, at `pointer`, of at most `limit` characters.
+class TextSlot:
+    """One text of a message: `owner[\"text\"]`, at `pointer`, of at most `limit` characters,
+    and that text as it was when the blocks were scanned.
 
     `kind` is `plain_text`, `mrkdwn`, `markdown` (a markdown block) or `rich_text`."""
 
-    pointer: str
-    owner: dict[str, Any]
-    limit: int
-    kind: str
-
-    @property
-    def text(self) -> str:
-        value = self.owner["text"]
-        return value if isinstance(value, str) else ""
+    def __init__(self, pointer: str, owner: dict[str, Any], limit: int, kind: str, text: str):
+        self.pointer = pointer
+        self.owner = owner
+        self.limit = limit
+        self.kind = kind
+        self.text = text
 
     @property
     def empty(self) -> bool:
@@ -95,15 +93,18 @@ def check_blocks(blocks: object, text_budget: int = MESSAGE_TEXT_BUDGET) -> list
     problems = scan.problems
     if len(blocks) > MAX_BLOCKS:
         problems.append(f"/blocks: {len(blocks)} blocks, over {MAX_BLOCKS}")
+    total = markdown = 0
     for slot in scan.slots:
+        size = len(slot.text)
+        total += size
+        if slot.kind == "markdown":
+            markdown += size
         if slot.empty:
             problems.append(f"{slot.pointer}: empty")
-        elif len(slot.text) > slot.limit:
-            problems.append(f"{slot.pointer}: {len(slot.text)} chars, over {slot.limit}")
-    markdown = sum(len(s.text) for s in scan.slots if s.kind == "markdown")
+        elif size > slot.limit:
+            problems.append(f"{slot.pointer}: {size} chars, over {slot.limit}")
     if markdown > MARKDOWN_TOTAL_MAX:
         problems.append(f"/blocks: {markdown} chars in markdown blocks, over {MARKDOWN_TOTAL_MAX}")
-    total = sum(len(s.text) for s in scan.slots)
     if total > min(text_budget, MESSAGE_TEXT_BUDGET):
         problems.append(
             f"/blocks: {total} chars of block text, over {min(text_budget, MESSAGE_TEXT_BUDGET)}"
@@ -159,7 +160,7 @@ def _text_object(
     elif not isinstance(obj.get("text"), str):
         scan.problems.append(f"{pointer}/text: missing")
     else:
-        scan.slots.append(TextSlot(f"{pointer}/text", obj, limit, obj["type"]))
+        scan.slots.append(TextSlot(f"{pointer}/text", obj, limit, obj["type"], obj["text"]))
 
 
 def _elements(block: Block, pointer: str, most: int, scan: Scan) -> list[Any]:
@@ -257,7 +258,8 @@ def _markdown(block: Block, pointer: str, scan: Scan) -> None:
     if not isinstance(block.get("text"), str):
         scan.problems.append(f"{pointer}/text: missing")
     else:
-        scan.slots.append(TextSlot(f"{pointer}/text", block, MARKDOWN_BLOCK_MAX, "markdown"))
+        slot = TextSlot(f"{pointer}/text", block, MARKDOWN_BLOCK_MAX, "markdown", block["text"])
+        scan.slots.append(slot)
 
 
 def _rich_text(block: Block, pointer: str, scan: Scan) -> None:
@@ -270,7 +272,10 @@ def _rich_text(block: Block, pointer: str, scan: Scan) -> None:
         node, where = pending.pop()
         if isinstance(node, dict):
             if node.get("type") == "text" and isinstance(node.get("text"), str):
-                scan.slots.append(TextSlot(f"{where}/text", node, MESSAGE_TEXT_BUDGET, "rich_text"))
+                text = node["text"]
+                scan.slots.append(
+                    TextSlot(f"{where}/text", node, MESSAGE_TEXT_BUDGET, "rich_text", text)
+                )
             pending.extend((value, f"{where}/{key}") for key, value in node.items())
         elif isinstance(node, list):
             pending.extend((value, f"{where}/{i}") for i, value in enumerate(node))

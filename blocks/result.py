@@ -7,11 +7,10 @@ from blocks.markdown import to_mrkdwn
 from blocks.message import Message
 from blocks.sections import MessageBlocks
 from blocks.text import code_block, safe_line, truncate_escaped
+from bot.caps import DENIALS_SHOWN, FINAL_ANSWER_SHOWN
 from bot.result_records import ResultStatus, SessionResult
 from bot.session.thread import ResultItem
 
-ANSWER_LIMIT = 3000
-MAX_DENIALS = 10
 # Each outcome's head and word (a stopped session: someone stopped it, Ctrl-C).
 _HEADS = {
     ResultStatus.SUCCEEDED: ("✅ *Session succeeded*", "succeeded"),
@@ -34,7 +33,7 @@ def result_message(item: ResultItem) -> Message:
         blocks.fields(facts)
     _add_problems(blocks, result)
     if result.text and result.text.strip() and not item.repeats_text:
-        blocks.mrkdwn_sections(truncate_escaped(to_mrkdwn(result.text), ANSWER_LIMIT))
+        blocks.mrkdwn_sections(truncate_escaped(to_mrkdwn(result.text), FINAL_ANSWER_SHOWN))
     detail = result.error or result.text or (exit_words(item.exit) if item.exit else "")
     text = safe_line(f"Session {word}. {detail}", 300)
     return Message(item.key, text, blocks.fitted())
@@ -86,10 +85,10 @@ def _add_problems(blocks: MessageBlocks, result: SessionResult) -> None:
         lines = [
             f"• *{safe_line(d.tool_name, 60)}* "
             + safe_line(d.summary or "", 200)
-            for d in denials[:MAX_DENIALS]
+            for d in denials[:DENIALS_SHOWN]
         ]
-        if len(denials) > MAX_DENIALS:
-            lines.append(f"_… {len(denials) - MAX_DENIALS} more_")
+        if len(denials) > DENIALS_SHOWN:
+            lines.append(f"_… {len(denials) - DENIALS_SHOWN} more_")
         title = f"🚫 *{plural(len(denials), 'permission denial')}*"
         blocks.context(title)
         blocks.mrkdwn_sections("\n".join(lines))

@@ -21,6 +21,7 @@ from blocks.message import Block, Message
 from blocks.sections import MessageBlocks
 from blocks.text import code_span, plain_text, safe_line
 from bot.app.controls import STOP, button_value
+from bot.caps import PROMPT_LINE, PROMPT_LINES
 from bot.result_records import SessionResult
 from bot.session import Session, SessionStatus, ToolStatus
 
@@ -32,8 +33,6 @@ _STOP_CONFIRM: Final[Block] = {
     "confirm": {"type": "plain_text", "text": "Stop"},
     "deny": {"type": "plain_text", "text": "Cancel"},
 }
-PROMPT_LINES: Final = 2
-PROMPT_LINE: Final = 150  # characters of a prompt's line the root shows
 
 
 def root_message(session: Session, now: datetime | None = None) -> Message:
@@ -51,14 +50,6 @@ def root_message(session: Session, now: datetime | None = None) -> Message:
     word = SESSION_WORD[session.status].lower()
     text = safe_line(f"{agent} session {session.session_id}: {word}", 300)
     return Message("root", text, blocks.fitted())
-
-
-def stop_button(session_id: str) -> Block:
-    """Stop: the agent of ``slacktail run`` is stopped (``bot.app.stop``); the button's value
-    names the session (``bot.app.controls``)."""
-    return {"type": "button", "action_id": STOP, "style": "danger",
-            "value": button_value(session_id), "text": {"type": "plain_text", "text": "⏹ Stop"},
-            "confirm": _STOP_CONFIRM}  # fmt: skip
 
 
 def asked(prompt: str) -> str:
@@ -81,12 +72,20 @@ def _short_id(session_id: str) -> str:
     return session_id[:8]
 
 
+def stop_button(session_id: str) -> Block:
+    """Stop: the agent of ``slacktail run`` is stopped (``bot.app.stop``); the button's value
+    names the session (``bot.app.controls``)."""
+    return {"type": "button", "action_id": STOP, "style": "danger",
+            "value": button_value(session_id), "text": {"type": "plain_text", "text": "⏹ Stop"},
+            "confirm": _STOP_CONFIRM}  # fmt: skip
+
+
 def place(cwd: str | None) -> str | None:
     """``in project`` from a working directory's last part."""
     if not cwd:
         return None
     path = cwd.rstrip("/\\").replace("\\", "/")
-    name = path[path.rfind("/") + 1 :]  # the last part (`rsplit`'s, without its list)
+    name = path.rsplit("/", 1)[-1]
     return f"in {name}" if name else None
 
 
@@ -146,7 +145,7 @@ def status_line(session: Session, now: datetime | None = None) -> str:
         parts.append(f"todos {_done(session)}/{len(session.todos)}")
     if session.compactions:
         parts.append(plural(session.compactions, "compaction"))
-    return " · ".join([part for part in parts if part])  # a list: compiled, no generator
+    return " · ".join(part for part in parts if part)
 
 
 def _spent(result: SessionResult) -> list[str]:
@@ -165,12 +164,8 @@ def _spent(result: SessionResult) -> list[str]:
 
 
 def _done(session: Session) -> int:
-    """How many todos are completed (a loop: compiled, cheaper than `sum` of a generator)."""
-    done = 0
-    for todo in session.todos:
-        if todo.status == "completed":
-            done += 1
-    return done
+    """How many todos are completed."""
+    return sum(1 for todo in session.todos if todo.status == "completed")
 
 
 def _minutes(seconds: float) -> str:
@@ -183,36 +178,22 @@ def _minutes(seconds: float) -> str:
     return f"{hours}h {minutes}m" if hours else f"{minutes}m"
 
 
-# The statuses, bound once: compiled, `ToolStatus.OK` is a look-up on the class at each use.
-_RUNNING: Final = ToolStatus.RUNNING
-_PENDING: Final = ToolStatus.PENDING
-_ERROR: Final = ToolStatus.ERROR
-_INTERRUPTED: Final = ToolStatus.INTERRUPTED
-_ORPHANED: Final = ToolStatus.ORPHANED
+# The statuses a status line counts, in its order, and what it calls each (OK calls: not shown).
+_NOT_OK: Final = (
+    (ToolStatus.RUNNING, "running"),
+    (ToolStatus.PENDING, "pending"),
+    (ToolStatus.ERROR, "failed"),
+    (ToolStatus.INTERRUPTED, "interrupted"),
+    (ToolStatus.ORPHANED, "orphaned"),
+)
 
 
 def tool_counts(session: Session) -> str:
-    """``12 tool calls (2 running, 1 failed)``: the calls that are not OK (most are) counted by
-    status, in the order running, pending, failed, interrupted, orphaned (as the session keeps
-    them counted: a walk over every call would cost as much as the session is long)."""
+    """``12 tool calls (2 running, 1 failed)``: the calls that are not OK counted by status."""
     total = len(session.calls)
     if not total:
         return "no tools yet"
-    tally = session.tally
-    running, pending, failed = tally[_RUNNING], tally[_PENDING], tally[_ERROR]
-    interrupted, orphaned = tally[_INTERRUPTED], tally[_ORPHANED]
+    counts = session.tally  # kept counted by the session: no walk over every call
+    detail = [f"{counts[status]} {word}" for status, word in _NOT_OK if counts[status]]
     head = plural(total, "tool call")
-    if not (running or pending or failed or interrupted or orphaned):
-        return head
-    detail: list[str] = []
-    if running:
-        detail.append(f"{running} running")
-    if pending:
-        detail.append(f"{pending} pending")
-    if failed:
-        detail.append(f"{failed} failed")
-    if interrupted:
-        detail.append(f"{interrupted} interrupted")
-    if orphaned:
-        detail.append(f"{orphaned} orphaned")
-    return f"{head} ({', '.join(detail)})"
+    return f"{head} ({', '.join(detail)})" if detail else head

@@ -30,7 +30,7 @@ _NEEDS_CLEAN: Final = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u20
 # ASCII text as bytes, translated: a tab or newline to a space, every other C0 control to DEL,
 # every other byte to itself. Then DEL is there only if a character `_NEEDS_CLEAN` finds is.
 _SPACED_ASCII: Final = bytes([32 if b in (9, 10) else 127 if b < 32 else b for b in range(256)])
-_DEL: Final = 127  # looked for as an int: `memchr` at once (a bytes needle costs an exception)
+_DEL: Final = 127
 _BOUNDARY_WINDOW: Final = 100  # look back at most this far for a line or word boundary
 _CLUSTER_BACKOFF: Final = 32  # give up keeping a pathological combining sequence whole past this
 
@@ -49,9 +49,8 @@ def clean(text: str) -> str:
 
 
 def _nothing_to_clean(text: str) -> bool:
-    """No character `clean` removes, asked in the cheapest way that answers: a regex scan
-    costs several times what `str.isprintable` does, and that several times what
-    `bytes.translate` does."""
+    """`_NEEDS_CLEAN.search(text) is None`, asked without the regex (with the other text
+    shortcuts: 5.0 % of the replay slice's instructions, benchmarks/PERFORMANCE.md)."""
     if text.isascii():  # only C0 controls and DEL to find
         return _DEL not in text.encode("ascii").translate(_SPACED_ASCII)
     if text.replace("\n", " ").replace("\t", " ").isprintable():  # lines of printable text
@@ -71,7 +70,7 @@ def _apply_carriage_returns(text: str) -> str:
 def escape_mrkdwn(text: str) -> str:
     """Escape exactly `&`, `<` and `>`, so no mention, link or special command survives."""
     if "&" not in text and "<" not in text and ">" not in text:
-        return text  # the usual case, three quick scans instead of three calls to replace
+        return text  # nothing to escape
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
@@ -272,12 +271,8 @@ def _flat(text: str) -> str:
     spaced = _spaced(text)
     if spaced is None:  # a control, bidi or other space character: the general way
         return " ".join(clean(text).split())
-    # Nothing to clean, and only spaces are left (any other whitespace is unprintable):
-    # collapsing their runs in a few passes in C is cheaper than splitting into one string
-    # per word (and than asking whether there is anything to clean). Each pass halves the
-    # runs; past three, one split keeps this linear. Nor when text wider than ASCII (a `→`
-    # in numbered file lines) has runs of three or more: there two passes cost more than
-    # one split.
+    # Nothing to clean, only spaces left: their runs collapsed in passes that each halve them
+    # (past three passes, or wide text with long runs, one split; benchmarks/PERFORMANCE.md).
     passes = 0
     while "  " in spaced:
         if passes == 3 or (passes == 0 and "   " in spaced and not spaced.isascii()):
@@ -289,7 +284,7 @@ def _flat(text: str) -> str:
 
 def _spaced(text: str) -> str | None:
     """`text` with each tab and newline a space, or None when it holds another unprintable
-    character. ASCII text is translated as bytes, cheaper than `str.isprintable`."""
+    character. (ASCII text translated as bytes: benchmarks/PERFORMANCE.md.)"""
     if text.isascii():
         spaced = text.encode("ascii").translate(_SPACED_ASCII)
         return None if _DEL in spaced else spaced.decode("ascii")

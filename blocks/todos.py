@@ -8,11 +8,11 @@ from typing import Final
 from blocks.message import Block, Message
 from blocks.sections import MessageBlocks, context
 from blocks.text import escape_mrkdwn, one_line, safe_line
+from bot.caps import TODOS_SHOWN
 from bot.records import Todo
 from bot.session import Session
 
 _MARK: Final = {"completed": "✅", "in_progress": "🔄", "pending": "⬜", "cancelled": "🚫"}
-MAX_SHOWN = 60
 TASK_TITLE_LIMIT: Final = 150
 # A todo's status -> its task card's (a card is pending, in_progress, complete or error).
 _TASK_STATUS: Final = {
@@ -45,15 +45,12 @@ def task_card(index: int, todo: Todo) -> Block:
 
 def todos_message(key: str, session: Session, plan: bool = False) -> Message:
     todos = session.todos
-    done = 0  # counted in a loop: compiled, a generator given to `sum` is an object
-    for todo in todos:
-        if todo.status == "completed":
-            done += 1
+    done = sum(1 for todo in todos if todo.status == "completed")
     if plan:
         return _plan_message(key, todos, done)
-    lines = [todo_line(todo) for todo in todos[:MAX_SHOWN]]
-    if len(todos) > MAX_SHOWN:
-        lines.append(f"_… {len(todos) - MAX_SHOWN} more_")
+    lines = [todo_line(todo) for todo in todos[:TODOS_SHOWN]]
+    if len(todos) > TODOS_SHOWN:
+        lines.append(f"_… {len(todos) - TODOS_SHOWN} more_")
     progress = f"{done}/{len(todos)} done"
     blocks = MessageBlocks()
     blocks.context(f"📝 *Todo list* · {progress}")
@@ -63,13 +60,13 @@ def todos_message(key: str, session: Session, plan: bool = False) -> Message:
 
 def _plan_message(key: str, todos: tuple[Todo, ...], done: int) -> Message:
     progress = f"{done}/{len(todos)} done"
-    shown = todos[:MAX_SHOWN]
+    shown = todos[:TODOS_SHOWN]
     tasks = [task_card(index, todo) for index, todo in enumerate(shown)]
     blocks: list[Block] = []
     if tasks:
         blocks.append({"type": "plan", "title": f"Todo list · {progress}", "tasks": tasks})
     else:
         blocks.append(context("📝 *Todo list* · _(empty list)_"))
-    if len(todos) > MAX_SHOWN:
-        blocks.append(context(f"_… {len(todos) - MAX_SHOWN} more_"))
+    if len(todos) > TODOS_SHOWN:
+        blocks.append(context(f"_… {len(todos) - TODOS_SHOWN} more_"))
     return Message(key, f"Todo list: {progress}", tuple(blocks))

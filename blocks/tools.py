@@ -3,28 +3,18 @@ and a short preview of its result or error. Updated in place as the calls finish
 
 from __future__ import annotations
 
-from typing import Final
-
 from blocks.figures import TOOL_EMOJI, duration, plural
 from blocks.markdown import to_mrkdwn
 from blocks.message import Block, Message
 from blocks.sections import MessageBlocks
 from blocks.text import code_block, code_span, escape_mrkdwn, one_line, safe_line, truncate_escaped
 from bot.app.controls import FULL_OUTPUT, button_value
+from bot.caps import ERROR_PREVIEW, RESULT_PREVIEW
 from bot.session import Session, ToolCallState, ToolStatus
 from bot.session.thread import Narration, ToolGroup
 from bot.session.tool_calls import OPEN_STATUSES
 
-ERROR_PREVIEW: Final = 500
-RESULT_PREVIEW: Final = 160
-_ID_MAX: Final = 200  # a call id longer than this gets no Full output button (a value's room)
-
-
-# The statuses, bound once: compiled, `ToolStatus.OK` is a look-up on the class at each use.
-_OK: Final = ToolStatus.OK
-_ERROR: Final = ToolStatus.ERROR
-_INTERRUPTED: Final = ToolStatus.INTERRUPTED
-_ORPHANED: Final = ToolStatus.ORPHANED
+_ID_MAX = 200  # a call id longer than this gets no Full output button (a value's room)
 
 
 def tools_message(group: ToolGroup, session: Session) -> Message:
@@ -42,30 +32,26 @@ def tools_message(group: ToolGroup, session: Session) -> Message:
 
 
 def call_line(call: ToolCallState) -> str:
-    """``✅ *Bash* `npm test` · 2.3s``, built in one f-string (each `+` would copy the line)."""
-    status = call.status
-    summary = call.summary
-    gap, span = (" ", code_span(summary, 220)) if summary else ("", "")
-    seconds = call.duration_s
-    dot = " · " if seconds is not None else ""
-    state = ""  # `f" · _{status.value}_"`, without `.value` (an interpreted property)
-    if status is _INTERRUPTED:
-        state = " · _interrupted_"
-    elif status is _ORPHANED:
-        state = " · _orphaned_"
-    name = safe_line(call.name, 80)
-    return f"{TOOL_EMOJI[status]} *{name}*{gap}{span}{dot}{duration(seconds)}{state}"
+    """``✅ *Bash* `npm test` · 2.3s``; an interrupted or orphaned call says so."""
+    line = f"{TOOL_EMOJI[call.status]} *{safe_line(call.name, 80)}*"
+    if call.summary:
+        line += " " + code_span(call.summary, 220)
+    if (seconds := call.duration_s) is not None:
+        line += f" · {duration(seconds)}"
+    if call.status in (ToolStatus.INTERRUPTED, ToolStatus.ORPHANED):
+        line += f" · _{call.status.value}_"
+    return line
 
 
 def _add_call_blocks(blocks: MessageBlocks, call: ToolCallState, session: Session) -> None:
     """A call's blocks, added to its message's ``blocks``: its line (with the error, when it
     failed) and a note of its subagent's calls and of its result."""
     text = call_line(call)
-    if call.status is _ERROR and call.output.strip():
+    if call.status is ToolStatus.ERROR and call.output.strip():
         text += "\n" + code_block(call.output, ERROR_PREVIEW)
     blocks.section(text)
     subagent, result = subagent_note(call, session), result_note(call)
-    if subagent or result:  # `context` leaves an empty one out (fixed arguments: a direct call)
+    if subagent or result:  # `context` leaves an empty one out
         blocks.context(subagent, result)
     at = call.output_at
     if session.settings.controls and at is not None and _cut(call) and len(call.id) <= _ID_MAX:
@@ -74,9 +60,11 @@ def _add_call_blocks(blocks: MessageBlocks, call: ToolCallState, session: Sessio
 
 def _cut(call: ToolCallState) -> bool:
     """Whether the message shows less than the call's whole output."""
-    if call.status is _ERROR:
+    if call.status is ToolStatus.ERROR:
         return call.output_size > ERROR_PREVIEW - 8  # a code block of its start
-    return call.status is _OK and (call.output_lines > 1 or call.output_size > RESULT_PREVIEW)
+    return call.status is ToolStatus.OK and (
+        call.output_lines > 1 or call.output_size > RESULT_PREVIEW
+    )
 
 
 def _full_output_button(session_id: str, call_id: str) -> Block:
@@ -88,31 +76,21 @@ def _full_output_button(session_id: str, call_id: str) -> Block:
 
 
 def result_note(call: ToolCallState) -> str:
-    if call.status is not _OK or not call.output_size:
+    if call.status is not ToolStatus.OK or not call.output_size:
         return ""
-    first = escape_mrkdwn(one_line(call.output, RESULT_PREVIEW))
-    lines = call.output_lines
-    if lines > 1:  # `plural(lines, "line")` of more than one, in the one f-string
-        return f"→ {first} _({lines} lines)_"
-    return f"→ {first}"
+    first = one_line(call.output, RESULT_PREVIEW)
+    more = f" _({plural(call.output_lines, 'line')})_" if call.output_lines > 1 else ""
+    return f"→ {escape_mrkdwn(first)}{more}"
 
 
 def subagent_note(call: ToolCallState, session: Session) -> str:
     if not call.children:
         return ""
-    children: list[ToolCallState] = []
-    failed = running = 0  # counted in the one walk (compiled, a generator is an object)
-    for child_id in call.children:
-        child = session.calls.get(child_id)
-        if child is None:
-            continue
-        children.append(child)
-        if child.status is _ERROR:
-            failed += 1
-        elif child.status in OPEN_STATUSES:
-            running += 1
+    children = [session.calls[child] for child in call.children if child in session.calls]
     if not children:  # none of them known: no "0 tool calls", no latest
         return ""
+    failed = sum(1 for child in children if child.status is ToolStatus.ERROR)
+    running = sum(1 for child in children if child.status in OPEN_STATUSES)
     parts = [plural(len(children), "tool call")]
     if running:
         parts.append(f"{running} running")

@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 BOTTOM = (
     "bot.records", "bot.result_records", "bot.values", "bot.lenient", "bot.redaction",
-    "bot.errors",
+    "bot.errors", "bot.caps",
 )  # fmt: skip
 # Each stage, and the stages beside the bottom whose modules it may import.
 STAGES: dict[str, tuple[str, ...]] = {

@@ -21,15 +21,22 @@ from typing import Any, TypeVar
 
 import orjson
 
+from bot.caps import (
+    ANSWER_KEPT,
+    NOTICE_CAP,
+    PREVIEW_LIMIT,
+    RESULT_TEXT_CAP,
+    TEXT_CAP,
+    USER_TEXT_CAP,
+)
 from bot.records import Record
 from bot.redaction.redactor import MIN_LENGTH, Redactor
 from bot.values import TOO_DEEP
 
 # Longer than any part of a string a session keeps, with room for leading whitespace that a
-# session strips before it cuts: twice the longest (``bot.session.thread.TEXT_CAP``, 9,000).
-# Written out, not imported: redaction comes before the session (tests/redaction/test_records.py
-# checks that it stays twice the session's longest cap).
-HEAD_LIMIT = 18_000
+# session strips before it cuts.
+HEAD_LIMIT = 2 * max(TEXT_CAP, RESULT_TEXT_CAP, USER_TEXT_CAP, NOTICE_CAP, ANSWER_KEPT,
+                     PREVIEW_LIMIT)  # fmt: skip
 TAIL_MARGIN = 8192  # longer than any secret but a private key (matched to its end anyway)
 _SPACE = re.compile(r"\s")
 # Values nested deeper than this (JSON can be 1,000 levels deep; no message shows a tenth of

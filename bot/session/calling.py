@@ -13,13 +13,11 @@ import sys
 from datetime import datetime
 from typing import TYPE_CHECKING, Final
 
+from bot.caps import ANSWER_KEPT, EARLY_OUTPUT_CAP, OK_PREVIEW_LIMIT, PREVIEW_LIMIT
 from bot.records import Delegation, ToolCall, ToolResult
 from bot.session.thread import DelegationItem, ToolGroup
 from bot.session.tool_calls import (
-    ANSWER_LIMIT,
-    OK_PREVIEW_LIMIT,
     OPEN_STATUSES,
-    PREVIEW_LIMIT,
     ToolCallState,
     ToolStatus,
     describe_call,
@@ -31,7 +29,6 @@ if TYPE_CHECKING:
     from bot.session.state import Session
 
 EARLY_RESULTS: Final = 64  # results kept while their calls have not come; the oldest is dropped
-EARLY_OUTPUT_CAP: Final = 100_000  # characters of such a result's output kept (its preview less)
 
 
 def tool_call(session: Session, record: ToolCall, at: datetime | None, shown: bool) -> None:
@@ -166,7 +163,7 @@ def tool_result(session: Session, record: ToolResult, at: datetime | None, shown
         show_in_group(session, call.id)  # quiet: a failed call still shows
     if not call.shown:  # no message shows its output (a subagent's call, a hidden one)
         return
-    limit = ANSWER_LIMIT if call.delegate is not None else (
+    limit = ANSWER_KEPT if call.delegate is not None else (
         PREVIEW_LIMIT if record.is_error else OK_PREVIEW_LIMIT
     )
     if call.delegate is not None:  # a member's answer: shown as it said it

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from enum import StrEnum
 from typing import TYPE_CHECKING, Final
 
+from bot.caps import RESULT_TEXT_CAP
 from bot.records import (
     AssistantText,
     Delegation,
@@ -31,7 +32,7 @@ from bot.records import (
 from bot.result_records import AgentExited, ResultStatus, SessionResult, TurnEnded
 from bot.session import saying
 from bot.session.calling import interrupt_open_calls
-from bot.session.thread import RESULT_TEXT_CAP, ResultItem
+from bot.session.thread import ResultItem
 
 if TYPE_CHECKING:
     from bot.session.state import Session

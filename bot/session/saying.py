@@ -5,13 +5,11 @@ compactions; and its todo list. Each item added or changed is marked as changed
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
 
+from bot.caps import NARRATION_LIMIT, NOTICE_CAP, PROMPT_CAP, USER_TEXT_CAP
 from bot.records import AssistantText, Compaction, Notice, Thinking, TodoUpdate, UserText
 from bot.session.thread import (
-    NARRATION_LIMIT,
-    NOTICE_CAP,
-    USER_TEXT_CAP,
     NoticeItem,
     TextBatch,
     TodoItem,
@@ -22,7 +20,6 @@ from bot.session.thread import (
 if TYPE_CHECKING:
     from bot.session.state import Session
 
-PROMPT_CAP: Final = 500  # characters of the first prompt kept (the root shows a line or two)
 
 
 def assistant_text(session: Session, record: AssistantText, shown: bool) -> None:

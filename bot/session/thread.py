@@ -12,13 +12,9 @@ from typing import Final
 
 from mypy_extensions import mypyc_attr
 
+from bot.caps import TEXT_CAP
 from bot.result_records import AgentExited, SessionResult
 
-TEXT_CAP: Final = 9000  # what a text message can show; the rest is counted, not kept
-USER_TEXT_CAP: Final = 2900
-NOTICE_CAP: Final = 1000
-RESULT_TEXT_CAP: Final = 4000  # the result message shows 3,000 characters of the final answer
-NARRATION_LIMIT: Final = 300  # assistant text this short, between tool calls, joins their group
 NARRATION_ENTRIES: Final = 12
 
 

@@ -12,13 +12,8 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
+from bot.caps import PREVIEW_LIMIT, SUMMARY_LIMIT
 from bot.values import json_text, one_clean_line
-
-SUMMARY_LIMIT: Final = 200
-# How much of a result is kept: what a message shows of it, and a little more.
-PREVIEW_LIMIT: Final = 600  # an error (shown as a code block)
-OK_PREVIEW_LIMIT: Final = 200  # a success (shown as one line of 160 characters)
-ANSWER_LIMIT: Final = 3000  # a delegated member's answer (shown as text)
 
 
 class ToolStatus(StrEnum):

@@ -5,13 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from blocks.emphasis import MARKS, bold_inside, mark, may_have_marks, only_stars, star_marks
-from blocks.fit import _plainly_fits, fit_blocks, fitted
-from blocks.limits import (
-    check_blocks,
-)
 from blocks.markdown import _code_spans
-from blocks.sections import context, fields, header, section
 from blocks.text import (
     _CONTROL,
     _NEEDS_CLEAN,
@@ -84,12 +78,6 @@ def test_one_line_of_one_long_line_is_cut_within_it_unless_cleaning_spans_the_cu
     assert one_line(straddling, 100) == plain_one_line(straddling, 100)
 
 
-@given(spaced_text)
-def test_no_emphasis_is_missed_by_the_quick_test(text: str) -> None:
-    if not may_have_marks(text):
-        assert MARKS.search(text) is None
-
-
 def plain_code_spans(text: str) -> list[tuple[int, int, str]]:
     """Each backtick run closed by the next run of the same length (quadratic, obvious)."""
     runs = [(m.start(), m.end()) for m in __import__("re").finditer(r"`+", text)]
@@ -112,44 +100,3 @@ def plain_code_spans(text: str) -> list[tuple[int, int, str]]:
 @given(spaced_text)
 def test_code_spans_pair_backtick_runs_as_the_obvious_way_does(text: str) -> None:
     assert _code_spans(text) == plain_code_spans(text)
-
-
-@given(
-    st.lists(
-        st.sampled_from(["section", "context", "fields", "header"])
-        .flatmap(lambda kind: st.tuples(st.just(kind), spaced_text)),
-        max_size=6,
-    ),
-    st.integers(min_value=0, max_value=400),
-)
-def test_a_quick_yes_is_a_yes_of_the_full_check(parts: list[tuple[str, str]], budget: int) -> None:
-    makers = {
-        "section": section,
-        "context": lambda text: context(text, text),
-        "fields": lambda text: fields([("Label", text)]),
-        "header": header,
-    }
-    blocks = [makers[kind](text) for kind, text in parts]
-    if _plainly_fits(blocks, budget):
-        assert check_blocks(blocks, budget) == []
-
-
-@given(st.lists(spaced_text, max_size=60), st.integers(min_value=0, max_value=4000))
-def test_fitted_is_fit_blocks_as_a_tuple(texts: list[str], size: int) -> None:
-    blocks = [section(text * (size // 40)) if text else header(text) for text in texts]
-    assert fitted(blocks) == tuple(fit_blocks(blocks))
-
-
-# Text rich in stars: runs of one to four, next to spaces, other whitespace, words and `_`.
-starred_text = st.lists(
-    st.sampled_from(["*", "**", "***", "****", " ", "\t", "\xa0", "a", "bc", "_", "x_y", "é"])
-    | st.characters(),
-    max_size=40,
-).map("".join)
-
-
-@given(starred_text, st.booleans())
-def test_star_scan_converts_as_the_regex_does(text: str, in_bold: bool) -> None:
-    if only_stars(text):
-        expected = MARKS.sub(bold_inside if in_bold else mark, text)
-        assert star_marks(text, in_bold) == expected

@@ -9,18 +9,12 @@ from typing import Any
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from blocks.fit import MIN_SHARE, PLACEHOLDER, _plain_size, fit_blocks, fitted
+from blocks.fit import MIN_SHARE, PLACEHOLDER, fit_blocks
 from blocks.limits import (
-    CONTEXT_ELEMENTS_MAX,
-    FIELD_TEXT_MAX,
-    FIELDS_MAX,
-    HEADER_TEXT_MAX,
-    TEXT_OBJECT_MAX,
     block_text_size,
     check_message,
 )
-from blocks.sections import MessageBlocks, context, fields, header, mrkdwn_sections
-from blocks.sections import section as make_section
+from blocks.sections import MessageBlocks
 from tests.blocks.test_fast_paths import spaced_text
 
 
@@ -244,73 +238,6 @@ def test_fitted_blocks_always_pass_check_message(
     assert block_text_size(fitted) <= text_budget
 
 
-# The measures taken on the way: each compared with the plain way.
-
-
-def plain_size(block: dict[str, Any]) -> int:
-    """`_plain_size` as it was: the type compared as any object, looked up again each time."""
-    kind, keys = block.get("type"), len(block)
-    if kind == "divider" and keys == 1:
-        return 0
-    if keys != 2:
-        return -1
-    if kind == "section" and "text" in block:
-        return plain_text_size(block["text"], TEXT_OBJECT_MAX, "mrkdwn")
-    if kind == "context":
-        return plain_items_size(block.get("elements"), CONTEXT_ELEMENTS_MAX, TEXT_OBJECT_MAX)
-    if kind == "header":
-        return plain_text_size(block.get("text"), HEADER_TEXT_MAX, "plain_text")
-    if kind == "section" and "fields" in block:
-        return plain_items_size(block["fields"], FIELDS_MAX, FIELD_TEXT_MAX)
-    return -1
-
-
-def plain_items_size(items: object, most: int, limit: int) -> int:
-    if not isinstance(items, list) or not 0 < len(items) <= most:
-        return -1
-    sizes = [plain_text_size(item, limit, "mrkdwn") for item in items]
-    return -1 if min(sizes) < 0 else sum(sizes)
-
-
-def plain_text_size(obj: object, limit: int, kind: str) -> int:
-    if not isinstance(obj, dict) or obj.get("type") != kind:
-        return -1
-    text = obj.get("text")
-    if not isinstance(text, str) or not 0 < len(text) <= limit or text.isspace():
-        return -1
-    return len(text)
-
-
-# Blocks of every plain shape and many broken ones: odd types, keys, texts and lengths.
-odd_values = st.sampled_from([None, 1, "", " ", "x", "section", "mrkdwn", "plain_text", "text"])
-text_objects = st.fixed_dictionaries(
-    {"type": st.sampled_from(["mrkdwn", "plain_text", "markdown"]) | odd_values},
-    optional={
-        "text": spaced_text | st.sampled_from(["x" * 2001, "x" * 3001, "x" * 151]) | odd_values,
-        "emoji": st.booleans(),
-    },
-)
-odd_blocks = st.fixed_dictionaries(
-    {"type": st.sampled_from(["section", "context", "header", "divider", "image"]) | odd_values},
-    optional={
-        "text": text_objects | odd_values,
-        "fields": st.lists(text_objects, max_size=11) | odd_values,
-        "elements": st.lists(text_objects, max_size=11) | odd_values,
-        "block_id": odd_values,
-    },
-)
-
-
-@given(odd_blocks)
-@example({"type": "section", "text": {"type": "plain_text", "text": "x"}})
-@example({"type": "header", "text": {"type": "mrkdwn", "text": "x"}})
-@example({"type": "section", "fields": [{"type": "mrkdwn", "text": "x" * 2001}]})
-@example({"type": "divider", "block_id": "x"})
-@example({"type": "section", "text": {"type": "mrkdwn", "text": "x"}, "block_id": "x"})
-def test_the_plain_size_of_a_block_is_what_the_plain_way_measures(block: dict[str, Any]) -> None:
-    assert _plain_size(block) == plain_size(block)
-
-
 # Blocks added to `MessageBlocks` with every constructor, texts empty, blank, long and overlong.
 edge_texts = st.sampled_from(["", " ", "\n", "x" * 150, "y" * 151, "v" * 2001, "w" * 3001])
 some_texts = spaced_text | edge_texts
@@ -329,21 +256,16 @@ additions = st.lists(
 @example([("context", ["", ""])])
 @example([("section", "x")] * 51)
 @example([("context", ["x"] * 11)])
-def test_message_blocks_measure_what_fitted_measures(added: list[tuple[Any, ...]]) -> None:
+def test_a_messages_blocks_pass_check_message_and_are_kept_as_added_when_they_fit(
+    added: list[tuple[Any, ...]],
+) -> None:
     built = MessageBlocks()
-    plain: list[dict[str, Any]] = []
     for kind, *args in added:
         if kind == "context":
             built.context(*args[0])
-            plain.append(context(*args[0]))
-        elif kind == "mrkdwn_sections":
-            built.mrkdwn_sections(*args)
-            plain.extend(mrkdwn_sections(*args))
         else:
             getattr(built, kind)(*args)
-            makers = {"section": make_section, "fields": fields, "header": header}
-            plain.append(makers[kind](*args))
-    assert built.items == plain
-    sizes = [_plain_size(block) for block in plain]
-    assert built.size == (-1 if sizes and min(sizes) < 0 else sum(sizes))
-    assert built.fitted() == fitted(plain)
+    fitted = built.fitted()
+    assert check_message({"text": "fallback", "blocks": list(fitted)}) == []
+    if not check_message({"text": "fallback", "blocks": built.items}):
+        assert fitted == tuple(built.items)

@@ -1,59 +1,21 @@
-"""The shortcuts `to_mrkdwn` takes give exactly what the plain way gives: the syntax a whole
-text holds asked once (a line skips what its text lacks), one-line texts, and block syntax
-told with str methods rather than a regex."""
+"""Markdown conversions at the edges of line syntax (one-line texts, numbered items, rules),
+and the text module's shortcuts for spacing and cleaning, each compared with the plain way."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
-from hypothesis import example, given
+from hypothesis import given
 from hypothesis import strategies as st
 
-from blocks.emphasis import two_stars
-from blocks.markdown import RULE, _converted, _is_rule, _numbered, _syntax, to_mrkdwn
-from blocks.text import _NEEDS_CLEAN, _nothing_to_clean, _spaced, clean
-
-EVERY_SYNTAX = -1  # all bits set: each line asks all its own questions, as if any could apply
-NO_SYNTAX = 0  # no bit set: nothing inline to convert
-
-# Rich in what the whole-text questions ask about, and in what makes a part of a line start
-# or end: marks, escapes, code, links, quotes, list and heading markers, newlines.
-markdown_pieces = st.sampled_from(
-    [
-        "\n", "\n\n", " ", "  ", "\t", "a", "word", "x_y", "_a", "a_", "__", "_", "*", "**",
-        "***", "~", "~~", "~~~", "\\", "\\*", "`", "``", "```", "ˋ", "&", "<", ">", ">>",
-        "   > ", "> ", "<https://a.example>", "<!here>", "[", "]", "(", ")", "[a](", "[x] ",
-        "[ ] ", "[a](https://a.example)", "![](https://b.example/i.png)", "[w.com](https://x.example)",
-        "|", "| a | b |", "|---|---|", "---", "* * *", "___", "# ", "### t ##", "####### ",
-        "- ", "+ ", "* ", "1. ", "12) ", "1234567890. ", "٣. ", "²) ", "é", "→", "\xa0",
-        "<HTTPS://C.EXAMPLE>", "\n~~~\n", "\n```\n", "--- | ---",
-    ]
-)  # fmt: skip
-markdown_text = st.lists(markdown_pieces | st.text(max_size=3), max_size=40).map("".join)
-
-
-@given(markdown_text)
-@example("a_b\n__c__")  # a `_` after a newline: the text's `_` question says so
-@example("~~gone~~ and **kept**")
-@example("`a`_b_ **c**")  # a part starting after a code span
-@example("x > y\n**b**")  # a `>` to escape in a line without one
-@example("one line **bold** & `code`")
-@example("```")  # a one-line text that only opens a fence
-@example("~~~\na *b*\n~~~")  # a fence of tildes, in a text with no backtick
-@example("a | b\n--- | ---\nc | d")  # a table with no `|` at the ends of its rows
-@example("see <HTTPS://A.EXAMPLE> now")  # an autolink in capitals
-def test_whole_text_questions_convert_as_each_line_asking_its_own(markdown: str) -> None:
-    text = clean(markdown)
-    assert to_mrkdwn(markdown) == _converted(text, EVERY_SYNTAX)
+from blocks.markdown import RULE, _is_rule, to_mrkdwn
+from blocks.text import _NEEDS_CLEAN, _nothing_to_clean, _spaced
 
 
 @pytest.mark.parametrize(
     "text",
-    ["plain prose", "two lines\nof prose", "snake_case names", "2 * 3", "a ~ b", "1. item"],
+    ["plain prose", "two lines\nof prose", "snake_case names", "2 * 3", "a ~ b", "1.item"],
 )
-def test_text_without_inline_syntax_asks_no_line_anything(text: str) -> None:
-    assert _syntax(text) == NO_SYNTAX
+def test_text_without_markdown_syntax_is_kept_as_it_is(text: str) -> None:
     assert to_mrkdwn(text) == text
 
 
@@ -74,32 +36,26 @@ def test_text_without_inline_syntax_asks_no_line_anything(text: str) -> None:
 )
 def test_one_line_texts_convert_like_any(markdown: str, mrkdwn: str) -> None:
     assert to_mrkdwn(markdown) == mrkdwn
-    assert _converted(markdown, EVERY_SYNTAX) == mrkdwn
 
 
-NUMBERED = re.compile(r"([ \t]*)(\d{1,9}[.)])[ \t]+(.*)")
-numbered_lines = st.lists(
-    st.sampled_from(
-        ["1", "9", "10", "123456789", "0", "٣", "²", "①", ".", ")", " ", "\t", "\xa0", "a", "-"]
-    )
-    | st.characters(exclude_characters="\n"),
-    max_size=14,
-).map("".join)
-
-
-@given(numbered_lines)
-@example("1234567890. ten digits")
-@example("123456789. nine digits")
-@example(" \t12) item")
-@example("1.no space")
-@example("1. ")
-@example("٣. arabic-indic")
-@example("²) superscript")
-@example("①. circled")
-def test_numbered_items_are_told_as_the_regex_tells_them(line: str) -> None:
-    match = NUMBERED.fullmatch(line)
-    expected = f"{match[1]}{match[2]} {match[3]}" if match else None
-    assert _numbered(line, NO_SYNTAX) == expected
+@pytest.mark.parametrize(
+    ("line", "mrkdwn"),
+    [
+        ("1234567890. ten digits", "1234567890. ten digits"),
+        ("123456789.  nine digits", "123456789. nine digits"),
+        (" \t12) *item*", " \t12) _item_"),
+        ("1.no space", "1.no space"),
+        ("1. ", "1. "),
+        ("1٣. an ASCII digit first", "1٣. an ASCII digit first"),
+        ("٣. *arabic-indic*", "٣. _arabic-indic_"),
+        ("²) superscript", "²) superscript"),
+        ("\xa01. after a no-break space", "\xa01. after a no-break space"),
+    ],
+)
+def test_a_numbered_item_starts_with_an_ascii_digit_and_a_space_after_its_dot(
+    line: str, mrkdwn: str
+) -> None:
+    assert to_mrkdwn(line) == mrkdwn
 
 
 @given(st.text(alphabet="-*_ a").map(str.strip).filter(lambda text: text[:1] in ("-", "*", "_")))
@@ -112,11 +68,6 @@ def test_rules_are_told_as_by_counting(stripped: str) -> None:
 def test_a_list_item_is_not_a_rule_but_a_rule_is() -> None:
     assert to_mrkdwn("- - -") == RULE
     assert to_mrkdwn("* * * x") == "• * * x"
-
-
-@given(st.text(alphabet="*a \n", max_size=12) | st.text())
-def test_two_stars_counts_as_count_does(text: str) -> None:
-    assert two_stars(text) == (text.count("*") >= 2)
 
 
 spaced_text = st.lists(

@@ -5,16 +5,12 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import orjson
-from hypothesis import example, given
-from hypothesis import strategies as st
 
-from blocks.figures import TOOL_EMOJI, duration, plural
 from blocks.limits import check_message
 from blocks.message import Message
 from blocks.root import place, tool_counts
-from blocks.text import code_span, escape_mrkdwn, one_line, safe_line
 from blocks.thread import thread_messages
-from blocks.tools import RESULT_PREVIEW, call_line, result_note, subagent_note
+from blocks.tools import call_line, result_note, subagent_note
 from bot.records import (
     AssistantText,
     Delegation,
@@ -29,8 +25,6 @@ from bot.records import (
 )
 from bot.result_records import AgentExited, PermissionDenial, ResultStatus, SessionResult
 from bot.session import Session, ToolCallState, ToolStatus
-from bot.session.tool_calls import OPEN_STATUSES
-from tests.blocks.test_fast_paths import spaced_text
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 
@@ -271,34 +265,23 @@ def test_messages_that_will_not_change_are_marked_final() -> None:
     assert all(message.final for message in ended.values())
 
 
-# The message builders' shortcuts: each compared with the plain way it replaced.
-
-calls = st.builds(
-    lambda status, name, summary, took: ToolCallState(
-        "id", name, summary, status, started_at=T0 if took is not None else None,
-        ended_at=T0 + timedelta(seconds=took) if took is not None else None,
-    ),
-    st.sampled_from(list(ToolStatus)),
-    spaced_text,
-    spaced_text,
-    st.none() | st.floats(min_value=0, max_value=1e5),
-)
+def call_of(
+    status: ToolStatus, took: float | None = None, summary: str = "npm test"
+) -> ToolCallState:
+    ended = T0 + timedelta(seconds=took) if took is not None else None
+    started = T0 if took is not None else None
+    return ToolCallState("id", "Bash", summary, status, started_at=started, ended_at=ended)
 
 
-def plain_call_line(call: ToolCallState) -> str:
-    line = f"{TOOL_EMOJI[call.status]} *{safe_line(call.name, 80)}*"
-    if call.summary:
-        line += " " + code_span(call.summary, 220)
-    if (seconds := call.duration_s) is not None:
-        line += f" · {duration(seconds)}"
-    if call.status in (ToolStatus.INTERRUPTED, ToolStatus.ORPHANED):
-        line += f" · _{call.status.value}_"
-    return line
+def test_a_call_line_shows_its_status_name_summary_and_duration() -> None:
+    assert call_line(call_of(ToolStatus.OK, 2.3)) == "✅ *Bash* `npm test` · 2.3s"
+    assert call_line(call_of(ToolStatus.RUNNING, summary="")) == "⏳ *Bash*"
 
 
-@given(calls)
-def test_a_call_line_reads_as_the_plain_way_writes_it(call: ToolCallState) -> None:
-    assert call_line(call) == plain_call_line(call)
+def test_an_interrupted_or_orphaned_call_line_says_so() -> None:
+    assert call_line(call_of(ToolStatus.INTERRUPTED)) == "⏹️ *Bash* `npm test` · _interrupted_"
+    orphaned = call_of(ToolStatus.ORPHANED, 61)
+    assert call_line(orphaned) == "⌛ *Bash* `npm test` · 1m 01s · _orphaned_"
 
 
 def session_of(statuses: list[ToolStatus], children: list[int]) -> Session:
@@ -313,92 +296,45 @@ def session_of(statuses: list[ToolStatus], children: list[int]) -> Session:
     return session
 
 
-def plain_tool_counts(session: Session) -> str:
-    total = len(session.calls)
-    if not total:
-        return "no tools yet"
-    counts: dict[ToolStatus, int] = {}
-    for call in session.calls.values():
-        if call.status is not ToolStatus.OK:
-            counts[call.status] = counts.get(call.status, 0) + 1
-    head = plural(total, "tool call")
-    if not counts:
-        return head
-    order = [
-        (ToolStatus.RUNNING, "running"), (ToolStatus.PENDING, "pending"),
-        (ToolStatus.ERROR, "failed"), (ToolStatus.INTERRUPTED, "interrupted"),
-        (ToolStatus.ORPHANED, "orphaned"),
-    ]
-    return f"{head} ({', '.join(f'{counts[s]} {w}' for s, w in order if s in counts)})"
-
-
-def plain_subagent_note(call: ToolCallState, session: Session) -> str:
-    if not call.children:
-        return ""
-    children = [session.calls[child] for child in call.children if child in session.calls]
-    if not children:
-        return ""
-    failed = sum(1 for child in children if child.status is ToolStatus.ERROR)
-    running = sum(1 for child in children if child.status in OPEN_STATUSES)
-    parts = [plural(len(children), "tool call")]
-    if running:
-        parts.append(f"{running} running")
-    if failed:
-        parts.append(f"{failed} failed")
-    latest = children[-1]
-    latest_text = f"{latest.name} {latest.summary}".strip()
-    return f"↳ {', '.join(parts)} · latest: {safe_line(latest_text, 120)}"
-
-
-statuses = st.lists(st.sampled_from(list(ToolStatus)), max_size=30)
-
-
-@given(statuses, st.lists(st.integers(1, 40), max_size=10))
-def test_tool_counts_and_subagent_notes_read_as_the_plain_way_writes_them(
-    kinds: list[ToolStatus], children: list[int]
-) -> None:
-    session = session_of(kinds, children)
-    assert tool_counts(session) == plain_tool_counts(session)
-    first = session.calls.get("c0")
-    if first is not None:
-        assert subagent_note(first, session) == plain_subagent_note(first, session)
-
-
 def test_tool_counts_name_each_status_not_ok_in_order() -> None:
     kinds = [ToolStatus.ORPHANED, ToolStatus.OK, ToolStatus.ERROR, ToolStatus.RUNNING] * 2
     assert tool_counts(session_of(kinds, [])) == (
         "8 tool calls (2 running, 2 failed, 2 orphaned)"
     )
+    kinds = [ToolStatus.INTERRUPTED, ToolStatus.PENDING, ToolStatus.OK]
+    assert tool_counts(session_of(kinds, [])) == "3 tool calls (1 pending, 1 interrupted)"
     assert tool_counts(session_of([ToolStatus.OK], [])) == "1 tool call"
     assert tool_counts(Session("s")) == "no tools yet"
 
 
-path_parts = st.sampled_from(["/", "\\", "a", "proj", " ", "é", ".", "//"])
-paths = st.lists(path_parts, max_size=8).map("".join)
+def test_a_subagent_note_counts_its_known_calls_open_and_failed_and_names_the_latest() -> None:
+    kinds = [ToolStatus.OK, ToolStatus.ERROR, ToolStatus.RUNNING, ToolStatus.ORPHANED]
+    session = session_of(kinds, [1, 2, 3, 9])
+    assert subagent_note(session.calls["c0"], session) == (
+        "↳ 3 tool calls, 2 running, 1 failed · latest: T3 x y"
+    )
+    unknown = session_of([ToolStatus.OK], [9])
+    assert subagent_note(unknown.calls["c0"], unknown) == ""
+    assert subagent_note(session.calls["c1"], session) == ""
 
 
-@given(paths)
-def test_a_place_is_the_last_part_rsplit_gives(cwd: str) -> None:
-    name = cwd.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1]
-    assert place(cwd) == ((f"in {name}" if name else None) if cwd else None)
+def test_a_place_is_the_working_directorys_last_part() -> None:
+    assert [place(cwd) for cwd in ("/home/me/proj/", "C:\\work\\app", "/", "", None)] == [
+        "in proj", "in app", None, None, None
+    ]
 
 
-def plain_result_note(call: ToolCallState) -> str:
-    if call.status is not ToolStatus.OK or not call.output_size:
-        return ""
-    first = one_line(call.output, RESULT_PREVIEW)
-    more = f" _({plural(call.output_lines, 'line')})_" if call.output_lines > 1 else ""
-    return f"→ {escape_mrkdwn(first)}{more}"
-
-
-@given(calls, spaced_text, st.integers(0, 3), st.integers(-1, 3))
-@example(ToolCallState("id", "Read", "x", ToolStatus.OK), "a\nb", 3, 2)
-@example(ToolCallState("id", "Read", "x", ToolStatus.OK), "a", 1, 1)
-def test_a_result_note_reads_as_the_plain_way_writes_it(
-    call: ToolCallState, output: str, size: int, lines: int
-) -> None:
-    call.output, call.output_size, call.output_lines = output, size, lines
-    assert result_note(call) == plain_result_note(call)
+def test_a_result_note_shows_an_ok_calls_first_line_and_how_many_lines() -> None:
+    call = call_of(ToolStatus.OK)
+    call.output, call.output_size, call.output_lines = "a <b>\nc", 7, 2
+    assert result_note(call) == "→ a &lt;b&gt; c _(2 lines)_"
+    call.output_lines = 1
+    assert result_note(call) == "→ a &lt;b&gt; c"
+    call.output_size = 0
+    assert result_note(call) == ""
+    failed = call_of(ToolStatus.ERROR)
+    failed.output, failed.output_size, failed.output_lines = "x", 1, 1
+    assert result_note(failed) == ""
 
 
 def test_an_edit_below_the_working_directory_reads_relative_and_without_its_echo() -> None:

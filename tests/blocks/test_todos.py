@@ -6,7 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from blocks.thread import thread_messages
-from blocks.todos import MAX_SHOWN, TASK_TITLE_LIMIT, todos_message
+from blocks.todos import TASK_TITLE_LIMIT, todos_message
+from bot.caps import TODOS_SHOWN
 from bot.localslack.limits import message_errors
 from bot.records import Origin, Todo, TodoUpdate
 from bot.session import Session
@@ -38,10 +39,10 @@ def test_each_todo_becomes_a_task_card_with_slacks_status() -> None:
 
 
 def test_a_long_list_of_long_todos_fits_and_says_how_many_more() -> None:
-    todos = [Todo("x" * 5000 + f" {i}\nsecond line", "pending") for i in range(MAX_SHOWN + 7)]
+    todos = [Todo("x" * 5000 + f" {i}\nsecond line", "pending") for i in range(TODOS_SHOWN + 7)]
     message = todos_message("todos", session_with(*todos), plan=True)
     plan, more = message.blocks
-    assert len(plan["tasks"]) == MAX_SHOWN
+    assert len(plan["tasks"]) == TODOS_SHOWN
     assert all(len(t["title"]) <= TASK_TITLE_LIMIT and "\n" not in t["title"]
                for t in plan["tasks"])  # fmt: skip
     assert "7 more" in more["elements"][0]["text"]

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 import orjson
 
 from blocks.thread import thread_messages
+from bot.caps import PREVIEW_LIMIT, TEXT_CAP
 from bot.records import (
     AssistantText,
     Origin,
@@ -21,8 +22,6 @@ from bot.redaction import Redactor, bounded_redact, redact_record, redact_value
 from bot.redaction.records import HEAD_LIMIT, TAIL_MARGIN
 from bot.result_records import SessionResult
 from bot.session import SessionBook
-from bot.session.thread import NOTICE_CAP, RESULT_TEXT_CAP, TEXT_CAP, USER_TEXT_CAP
-from bot.session.tool_calls import ANSWER_LIMIT, PREVIEW_LIMIT
 from tests.fixtures.secrets.fake import fake_secrets
 
 SECRETS = {fake.kind: fake for fake in fake_secrets()}
@@ -55,11 +54,6 @@ def test_todos_and_result_tuples_are_redacted() -> None:
     result = SessionResult(Origin("s", AT, 2), text=f"done {TOKEN}", errors=(f"e {TOKEN}",))
     for record in (todos, result):
         assert TOKEN not in orjson.dumps(redact_record(record, REDACTOR)).decode()
-
-
-def test_the_head_limit_is_twice_the_longest_text_a_session_keeps() -> None:
-    caps = (TEXT_CAP, RESULT_TEXT_CAP, USER_TEXT_CAP, NOTICE_CAP, ANSWER_LIMIT, PREVIEW_LIMIT)
-    assert 2 * max(caps) == HEAD_LIMIT
 
 
 def test_a_long_string_is_redacted_in_its_head_and_a_secret_across_the_head_limit_too() -> None:

@@ -4,6 +4,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from bot.caps import ANSWER_KEPT, OK_PREVIEW_LIMIT, PREVIEW_LIMIT
 from bot.records import (
     AssistantText,
     Compaction,
@@ -34,7 +35,6 @@ from bot.session.thread import (
     ToolGroup,
     UserTurn,
 )
-from bot.session.tool_calls import ANSWER_LIMIT, OK_PREVIEW_LIMIT, PREVIEW_LIMIT
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 SID = "s1"
@@ -271,7 +271,7 @@ def test_a_failed_calls_output_keeps_more_for_its_error_block() -> None:
 def test_a_delegations_answer_keeps_what_its_message_shows() -> None:
     delegation = Delegation(Origin(SID, at(1), 2), call_id="d", member="m", task="t")
     answer = ToolResult(Origin(SID, at(2), 3), call_id="d", output="x" * 10_000)
-    assert len(session_of(delegation, answer).calls["d"].output) == ANSWER_LIMIT
+    assert len(session_of(delegation, answer).calls["d"].output) == ANSWER_KEPT
 
 
 def test_subagent_calls_attach_to_the_task_that_started_them() -> None:
