@@ -10,7 +10,7 @@ from typing import Final
 from blocks.message import Block, Message
 from blocks.sections import context, section
 from blocks.text import safe_line
-from bot.app.controls import APPROVE, DENY
+from bot.controls import APPROVE, DENY
 
 SUMMARY_SHOWN: Final = 500
 _DECIDED: Final = {"allow": "✅ Approved", "deny": "⛔ Denied"}

@@ -14,7 +14,7 @@ from typing import Any, Final
 
 from blocks.figures import plural
 from blocks.text import FENCE, clean, code_span, escape_mrkdwn, neutralise_fences, safe_line
-from bot.app.controls import FULL_OUTPUT_NEXT, FULL_OUTPUT_PREVIOUS
+from bot.controls import FULL_OUTPUT_NEXT, FULL_OUTPUT_PREVIOUS
 
 PAGE_CHARS: Final = 12_000
 SECTION_CHARS: Final = 2_900  # within a section's 3,000, with the fences

@@ -20,8 +20,8 @@ from blocks.figures import (
 from blocks.message import Block, Message
 from blocks.sections import MessageBlocks
 from blocks.text import code_span, plain_text, safe_line
-from bot.app.controls import STOP, button_value
 from bot.caps import PROMPT_LINE, PROMPT_LINES
+from bot.controls import STOP, button_value
 from bot.result_records import SessionResult
 from bot.session import Session, SessionStatus, ToolStatus
 
@@ -74,7 +74,7 @@ def _short_id(session_id: str) -> str:
 
 def stop_button(session_id: str) -> Block:
     """Stop: the agent of ``slacktail run`` is stopped (``bot.app.stop``); the button's value
-    names the session (``bot.app.controls``)."""
+    names the session (``bot.controls``)."""
     return {"type": "button", "action_id": STOP, "style": "danger",
             "value": button_value(session_id), "text": {"type": "plain_text", "text": "⏹ Stop"},
             "confirm": _STOP_CONFIRM}  # fmt: skip

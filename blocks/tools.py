@@ -8,8 +8,8 @@ from blocks.markdown import to_mrkdwn
 from blocks.message import Block, Message
 from blocks.sections import MessageBlocks
 from blocks.text import code_block, code_span, escape_mrkdwn, one_line, safe_line, truncate_escaped
-from bot.app.controls import FULL_OUTPUT, button_value
 from bot.caps import ERROR_PREVIEW, RESULT_PREVIEW
+from bot.controls import FULL_OUTPUT, button_value
 from bot.session import Session, ToolCallState, ToolStatus
 from bot.session.thread import Narration, ToolGroup
 from bot.session.tool_calls import OPEN_STATUSES

@@ -22,13 +22,13 @@ from slack_sdk import WebClient
 from bot import events
 from bot.app.approval_threads import ApprovalThreads
 from bot.app.approvals import approvals_in
-from bot.app.controls import Control
 from bot.app.full_output import calls_in, full_output
 from bot.app.running import FollowedSessions, Receiving, app_beside, controls_for, receiving
 from bot.app.slack_app import ControlsApp
 from bot.app.stop import AgentStop
 from bot.checkpoints import Checkpoints, Restored
 from bot.config import SLACK_API_URL, Settings
+from bot.controls import Control
 from bot.delivery import Delivery, Pacing, SlackApi
 from bot.delivery.home import HomePublisher, home_for
 from bot.delivery.startup import reach_slack

@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 BOTTOM = (
     "bot.records", "bot.result_records", "bot.values", "bot.lenient", "bot.redaction",
-    "bot.errors", "bot.caps",
+    "bot.errors", "bot.caps", "bot.controls",
 )  # fmt: skip
 # Each stage, and the stages beside the bottom whose modules it may import.
 STAGES: dict[str, tuple[str, ...]] = {
@@ -27,6 +27,8 @@ STAGES: dict[str, tuple[str, ...]] = {
     "blocks": ("bot.session",),
     "bot.delivery": ("blocks",),
 }
+# The pure core: it imports no edge module (the app, the follower, config, logs, I/O).
+CORE = ("bot.formats", "bot.session", "blocks")
 PACKAGES = ("bot", "blocks")
 
 
@@ -72,7 +74,9 @@ def against_the_direction(path: Path) -> list[str]:
         if module in PACKAGES:  # ``from bot import x``: judged by x
             continue
         target = _layer_of(module)
-        if (target is None and layer in BOTTOM) or (target is not None and target not in allowed):
+        if (target is None and layer in BOTTOM + CORE) or (
+            target is not None and target not in allowed
+        ):
             wrong.append(f"{path.relative_to(ROOT)}:{line} imports {module}")
     return wrong
 
@@ -106,6 +110,8 @@ def test_no_module_imports_against_the_pipeline() -> None:
         ("bot/sources/x.py", "import bot.formats.reader\n"),
         ("bot/redaction/x.py", "from bot.session.thread import TEXT_CAP\n"),
         ("bot/values.py", "from bot import follower\n"),
+        ("blocks/x.py", "from bot.app.slack_app import ControlsApp\n"),
+        ("bot/session/x.py", "from bot.config import Settings\n"),
     ],
 )
 def test_an_import_against_the_pipeline_is_found(
@@ -121,6 +127,8 @@ def test_an_import_against_the_pipeline_is_found(
         ("bot/delivery/x.py", "from blocks.message import Message\n"),
         ("bot/session/x.py", "from bot.records import ToolCall\nfrom bot.values import clip\n"),
         ("bot/follower.py", "from bot.formats.reader import SourceReader\n"),
+        ("bot/delivery/x.py", "from bot.logs import EventLog\n"),
+        ("blocks/x.py", "from bot.controls import STOP\n"),
     ],
 )
 def test_an_import_along_the_pipeline_is_allowed(

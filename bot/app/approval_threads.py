@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Final
 
 from blocks.approval import ApprovalView, approval_message
-from bot.app.controls import button_value
 from bot.app.desk import DB_NAME, Desk, Request
+from bot.controls import button_value
 from bot.delivery import Delivery
 from bot.redaction import Redactor
 from bot.session import SessionBook, SessionStatus

@@ -11,9 +11,9 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from bot.app.controls import APPROVE, DENY, Click, Control, Outcome
 from bot.app.desk import ALLOW, TIMEOUT, Desk
 from bot.app.desk import DENY as DENIED
+from bot.controls import APPROVE, DENY, Click, Control, Outcome
 
 _DECISIONS = {APPROVE: ALLOW, DENY: DENIED}
 _SAID = {ALLOW: "approved", DENIED: "denied", TIMEOUT: "timed out (denied)"}

@@ -18,8 +18,8 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from blocks.full_output import changed_view, full_output_view, reading_view
-from bot.app.controls import Click, Control, Outcome, button_value
 from bot.checkpoints import CoreState
+from bot.controls import Click, Control, Outcome, button_value
 from bot.outputs import Changed, read_output
 from bot.redaction import Redactor
 from bot.session import Session

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import orjson
 
-from bot.app.controls import Click, Outcome
+from bot.controls import Click, Outcome
 
 log = logging.getLogger(__name__)
 

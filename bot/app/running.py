@@ -16,7 +16,12 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bot import events
 from bot.app.access import Access, Members
-from bot.app.controls import (
+from bot.app.home import register_home
+from bot.app.owners import sockets_dir
+from bot.app.serving import HttpTransport, SocketModeTransport, bolt_app
+from bot.app.slack_app import FINISHED, RUNNING, ControlsApp
+from bot.config import Settings
+from bot.controls import (
     APPROVE,
     DENY,
     FULL_OUTPUT,
@@ -25,11 +30,6 @@ from bot.app.controls import (
     STOP,
     Control,
 )
-from bot.app.home import register_home
-from bot.app.owners import sockets_dir
-from bot.app.serving import HttpTransport, SocketModeTransport, bolt_app
-from bot.app.slack_app import FINISHED, RUNNING, ControlsApp
-from bot.config import Settings
 from bot.delivery.home import HomePublisher
 from bot.logs import EventLog
 from bot.session import SessionStatus

@@ -20,8 +20,8 @@ from slack_sdk.errors import SlackApiError
 
 from bot import events
 from bot.app.access import Access
-from bot.app.controls import ACTIONS, STOP, Click, Control, Outcome, read_value
 from bot.app.owners import Owners
+from bot.controls import ACTIONS, STOP, Click, Control, Outcome, read_value
 from bot.logs import EventLog
 
 log = logging.getLogger(__name__)

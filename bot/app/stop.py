@@ -10,7 +10,7 @@ import threading
 from typing import Protocol
 
 from bot import events
-from bot.app.controls import Click, Control, Outcome
+from bot.controls import Click, Control, Outcome
 from bot.logs import EventLog
 
 INTERRUPT_GRACE_S = 10.0

@@ -18,8 +18,8 @@ from slack_bolt.adapter.socket_mode import SocketModeHandler
 from slack_sdk import WebClient
 
 from bot.app.approval_threads import ApprovalThreads
-from bot.app.controls import Click, Control, read_value
 from bot.app.desk import Desk
+from bot.controls import Click, Control, read_value
 from bot.delivery import Delivery, SlackApi
 from bot.follower import Follower, FollowerOptions
 from bot.localslack import LocalSlack

@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from slack_sdk import WebClient
 
 from bot.app.access import Access
-from bot.app.controls import Click, Control, Outcome
 from bot.app.serving import HttpTransport, SocketModeTransport, bolt_app
 from bot.app.slack_app import FINISHED, RUNNING, ControlsApp
+from bot.controls import Click, Control, Outcome
 from bot.localslack import LocalSlack
 from bot.logs import EventLog
 

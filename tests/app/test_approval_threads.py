@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.app.controls import APPROVE, DENY
 from bot.app.desk import TIMEOUT, Desk
+from bot.controls import APPROVE, DENY
 from bot.localslack import LocalSlack
 from bot.redaction import Redactor
 from tests.conftest import FakeClock

@@ -11,10 +11,10 @@ import pytest
 
 from bot.app.approvals import approvals
 from bot.app.approvals import approvals_in as desk_in
-from bot.app.controls import APPROVE, DENY, Click
 from bot.app.desk import ALLOW, TIMEOUT, Desk
 from bot.app.desk import DENY as DENIED
 from bot.app.running import controls_for
+from bot.controls import APPROVE, DENY, Click
 from bot.localslack import LocalSlack
 from tests.conftest import FakeClock
 

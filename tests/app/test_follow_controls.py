@@ -13,7 +13,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from bot.app.controls import FULL_OUTPUT, FULL_OUTPUT_NEXT
+from bot.controls import FULL_OUTPUT, FULL_OUTPUT_NEXT
 from bot.localslack import LocalSlack
 from bot.localslack.model import HUMAN_USER_ID
 

@@ -17,7 +17,9 @@ from slack_sdk import WebClient
 
 from blocks.full_output import pages_of
 from blocks.thread import thread_messages
-from bot.app.controls import (
+from bot.app.full_output import GONE, calls_in, full_output
+from bot.checkpoints import Checkpoints, CoreState
+from bot.controls import (
     FULL_OUTPUT,
     FULL_OUTPUT_NEXT,
     FULL_OUTPUT_PREVIOUS,
@@ -26,8 +28,6 @@ from bot.app.controls import (
     Outcome,
     read_value,
 )
-from bot.app.full_output import GONE, calls_in, full_output
-from bot.checkpoints import Checkpoints, CoreState
 from bot.localslack import LocalSlack
 from bot.redaction import Redactor
 from bot.session import SessionBook

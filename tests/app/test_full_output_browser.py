@@ -14,8 +14,8 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from slack_sdk import WebClient
 
 from blocks.full_output import pages_of
-from bot.app.controls import FULL_OUTPUT, FULL_OUTPUT_NEXT
 from bot.app.full_output import calls_in, full_output
+from bot.controls import FULL_OUTPUT, FULL_OUTPUT_NEXT
 from bot.localslack import LocalSlack
 from bot.redaction import Redactor
 from tests.app.test_full_output import APP_TOKEN, BoltApp, follow, post_tools

@@ -11,9 +11,9 @@ import pytest
 from slack_sdk import WebClient
 
 from bot.app.access import Access
-from bot.app.controls import FULL_OUTPUT, STOP, button_value
 from bot.app.serving import bolt_app
 from bot.app.slack_app import ENDED, NOT_ALLOWED, NOT_AVAILABLE, NOT_FOLLOWED, ControlsApp
+from bot.controls import FULL_OUTPUT, STOP, button_value
 from bot.localslack import LocalSlack
 from bot.localslack.model import HUMAN_USER_ID
 from bot.logs import EventLog

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.app.controls import STOP, Click
 from bot.app.stop import AgentStop
+from bot.controls import STOP, Click
 from bot.logs import EventLog
 from bot.sources.command import AgentCommand
 

@@ -14,7 +14,7 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 
-from bot.app.controls import STOP
+from bot.controls import STOP
 from bot.localslack import LocalSlack
 from bot.localslack.model import HUMAN_USER_ID
 from tests.localslack.test_page_browser import (  # noqa: F401 (the browser fixture)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.app.controls import STOP
+from bot.controls import STOP
 from bot.localslack import LocalSlack
 from bot.localslack.model import HUMAN_USER_ID
 

@@ -1,7 +1,7 @@
 from datetime import UTC, datetime
 
 from blocks.approval import ApprovalView, approval_message
-from bot.app.controls import APPROVE, DENY, button_value, read_value
+from bot.controls import APPROVE, DENY, button_value, read_value
 
 VALUE = button_value("s-1", request="r1")
 

@@ -15,7 +15,7 @@ from blocks.full_output import (
 )
 from blocks.text import unescape_mrkdwn
 from blocks.thread import thread_messages
-from bot.app.controls import FULL_OUTPUT, read_value
+from bot.controls import FULL_OUTPUT, read_value
 from bot.localslack.limits import message_errors
 from bot.localslack.limits_views import view_errors
 from bot.records import Origin, SessionStarted, ToolCall, ToolResult

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from blocks.limits import check_message
 from blocks.root import root_message
-from bot.app.controls import STOP, read_value
+from bot.controls import STOP, read_value
 from bot.records import Origin, SessionStarted
 from bot.result_records import AgentExited
 from bot.session import Session, SessionSettings

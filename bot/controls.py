@@ -1,4 +1,6 @@
-"""The contract between the app and its controls.
+"""The contract between the app (``bot.app``) and its controls, at the bottom of the pipeline:
+the messages the core builds carry the controls' buttons (``button_value``), and the app reads
+them back.
 
 A control's button carries its `action_id` (one of `ACTIONS`) and a short value naming the
 session it acts on (`button_value`): ids, never content (Slack caps a value at 2,000 characters).

@@ -1,6 +1,6 @@
 import pytest
 
-from bot.app.controls import VALUE_LIMIT, button_value, read_value
+from bot.controls import VALUE_LIMIT, button_value, read_value
 
 
 def test_a_button_value_gives_back_its_session_and_fields() -> None:
