@@ -105,6 +105,8 @@ class Follower:
         self.delivery = delivery
         self.core = core or CoreState(SessionBook(options.session_settings))
         self.book = self.core.book
+        if options.session_settings is not None:  # a restored core: this run's settings
+            self.book.use_settings(options.session_settings)
         self.folder = folder  # new files in it become sources as they appear
         self.heartbeat = options.heartbeat
         self.clock, self.wall_clock = options.clock, options.wall_clock

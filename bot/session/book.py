@@ -120,9 +120,19 @@ class SessionBook:
         self._recent.pop(session_id, None)
         self._released.pop(session_id, None)
 
+    def use_settings(self, settings: SessionSettings) -> None:
+        """This run's settings, for the sessions a checkpoint restored too (a verbosity, the
+        app's controls: what this run shows, not what the run that saved them showed)."""
+        self.settings = settings
+        for session in self.sessions.values():
+            if session.settings != settings:
+                session.use_settings(settings)
+
     def restore(self, session: Session) -> None:
         """Take back a released session (kept elsewhere meanwhile): its records apply again."""
         session_id = session.session_id
+        if session.settings != self.settings:  # this run's, not those of the run that kept it
+            session.use_settings(self.settings)
         session.change_all()  # what its thread shows is rendered again whole
         self._released.pop(session_id, None)
         self.sessions[session_id] = session

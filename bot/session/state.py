@@ -280,6 +280,13 @@ class Session:
                 return call
         return None
 
+    def use_settings(self, settings: SessionSettings) -> None:
+        """Settings other than those it was made with (a session a checkpoint restored into a
+        run of other settings): its next records, and its thread rendered again, follow them."""
+        self.settings = settings
+        self._threshold = settings.verbosity.threshold
+        self.change_all()
+
     def call_counts(self) -> dict[ToolStatus, int]:
         return dict(self.tally)
 

@@ -7,8 +7,8 @@ import pytest
 
 import bot.session.book as book_module
 from bot import snapshot
-from bot.records import AssistantText, Origin, SessionStarted, ToolCall, UserText
-from bot.session import SessionBook
+from bot.records import AssistantText, Origin, SessionStarted, Thinking, ToolCall, UserText
+from bot.session import SessionBook, SessionSettings, Verbosity
 
 
 def _book(*session_ids: str) -> SessionBook:
@@ -121,3 +121,15 @@ def test_lines_without_a_uid_are_never_taken_for_repeats() -> None:
     for line in (1, 2):
         assert book.apply(AssistantText(Origin("a", None, line), text="the ", delta=True))
     assert book.repeated == 0
+
+
+def test_sessions_restored_into_a_run_of_other_settings_follow_this_runs() -> None:
+    book = SessionBook(SessionSettings(verbosity=Verbosity.QUIET))
+    book.apply(SessionStarted(Origin("s", None, 1), agent="Claude Code"))
+    book.sessions["s"].take_changes()
+    now = SessionSettings(verbosity=Verbosity.VERBOSE, controls=True)
+    book.use_settings(now)
+    session = book.sessions["s"]
+    assert session.settings == now and session.take_changes() is None  # rendered again whole
+    book.apply(Thinking(Origin("s", None, 2), text="a thought"))  # shown only when verbose
+    assert any(item.key.startswith("thinking") for item in session.items)
