@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import orjson
 import pytest
@@ -33,8 +33,7 @@ from bot.records import (
 from bot.result_records import ResultStatus, SessionResult
 from bot.sources.files import split_lines
 from tests.conftest import FIXTURES, corpus_file, read_records
-
-R = TypeVar("R", bound=Record)
+from tests.formats.helpers import only as of_type
 
 AGNO = "agno-events"
 STREAM = "generated__agno-3.1.10__team_delegation_stream.jsonl"
@@ -77,10 +76,6 @@ def parse_values(values: list[Any]) -> list[Record]:
 
 def parse_file(path: Path) -> list[Record]:
     return parse_values(values_of(path))
-
-
-def of_type(records: list[Record], kind: type[R]) -> list[R]:
-    return [r for r in records if type(r) is kind]
 
 
 def joined_text(records: list[Record], parent_call: str | None) -> str:

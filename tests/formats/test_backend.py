@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import orjson
 import pytest
@@ -29,8 +29,7 @@ from bot.records import (
 from bot.result_records import ResultStatus, SessionResult
 from bot.sources.files import split_lines
 from tests.conftest import FIXTURES, corpus_file, read_records
-
-R = TypeVar("R", bound=Record)
+from tests.formats.helpers import only as of_type
 
 TWENTY_QUESTIONS = "synthetic__seed-000__twenty_questions.jsonl"
 FRED = "0801e1da-1f96-4461-b296-39460b58ea78"
@@ -48,10 +47,6 @@ def parse_lines(values: list[dict[str, Any]], source: str = "backend.jsonl") -> 
 
 def parse_file(path: Path) -> list[Record]:
     return parse_lines(lines_of(path))
-
-
-def of_type(records: list[Record], kind: type[R]) -> list[R]:
-    return [r for r in records if type(r) is kind]
 
 
 def lines_of(path: Path) -> list[Any]:

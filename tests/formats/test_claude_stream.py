@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any
 
 import orjson
 import pytest
@@ -29,6 +29,7 @@ from bot.records import (
 )
 from bot.result_records import PermissionDenial, ResultStatus, SessionResult
 from tests.conftest import FIXTURES, corpus_file, read_records
+from tests.formats.helpers import only, records_of, single
 
 FAMILY_DIR = "claude-stream-json"
 CORPUS_FILES = (
@@ -39,29 +40,16 @@ CORPUS_FILES = (
     "banteg__takopi__claude_code_permission_denied.jsonl",
     "banteg__takopi__claude_streamjson_session.jsonl",
 )
-R = TypeVar("R", bound=Record)
 
 
 def corpus_records(name: str) -> list[Record]:
-    records, stats = read_records(corpus_file(FAMILY_DIR, name))
-    assert stats.unparsed == 0
-    return records
+    return records_of(corpus_file(FAMILY_DIR, name))
 
 
 def fixture_records(name: str) -> list[Record]:
     records, stats = read_records(FIXTURES / name)
     assert stats.unparsed == 0
     return records
-
-
-def only(records: list[Record], kind: type[R]) -> list[R]:
-    return [r for r in records if type(r) is kind]
-
-
-def single(records: list[Record], kind: type[R]) -> R:
-    found = only(records, kind)
-    assert len(found) == 1, found
-    return found[0]
 
 
 def parse(*lines: dict[str, Any], source: str = "src") -> list[list[Record] | None]:

@@ -29,6 +29,7 @@ from bot.records import (
 from bot.result_records import ResultStatus, SessionResult
 from bot.session import SessionSettings, Verbosity
 from tests.conftest import corpus_file, read_records
+from tests.formats.helpers import only, records_of
 
 FAMILY_DIR = "cursor-stream-json"
 FULL = "reifying__cursor-hack__full_session.jsonl"
@@ -39,13 +40,7 @@ R = TypeVar("R", bound=Record)
 
 
 def corpus_records(name: str) -> list[Record]:
-    records, stats = read_records(corpus_file(FAMILY_DIR, name))
-    assert stats.unparsed == 0
-    return records
-
-
-def only(records: list[Record], kind: type[R]) -> list[R]:
-    return [r for r in records if type(r) is kind]
+    return records_of(corpus_file(FAMILY_DIR, name))
 
 
 def parse(*lines: dict[str, Any]) -> list[Record]:

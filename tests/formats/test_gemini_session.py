@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any
 
 import orjson
 import pytest
@@ -34,7 +34,8 @@ from bot.records import (
 from bot.result_records import SessionResult, TurnEnded
 from bot.session import Session
 from bot.sources.files import split_lines
-from tests.conftest import corpus_file, read_records
+from tests.conftest import corpus_file
+from tests.formats.helpers import only, records_of, single
 
 FAMILY_DIR = "gemini"
 DOCUMENTS = (
@@ -49,17 +50,6 @@ JOURNALS = (
     "shane-kercheval__switchboard__interleaved-collision.session.jsonl",
     "shane-kercheval__switchboard__tool-use.session.jsonl",
 )
-R = TypeVar("R", bound=Record)
-
-
-def only(records: list[Record], kind: type[R]) -> list[R]:
-    return [r for r in records if type(r) is kind]
-
-
-def single(records: list[Record], kind: type[R]) -> R:
-    found = only(records, kind)
-    assert len(found) == 1, found
-    return found[0]
 
 
 def parse(*values: dict[str, Any], source: str = "src") -> list[Record]:
@@ -73,9 +63,7 @@ def parse(*values: dict[str, Any], source: str = "src") -> list[Record]:
 
 
 def corpus_records(name: str) -> list[Record]:
-    records, stats = read_records(corpus_file(FAMILY_DIR, name))
-    assert stats.unparsed == 0
-    return records
+    return records_of(corpus_file(FAMILY_DIR, name))
 
 
 def header(session: str = "s1", **fields: Any) -> dict[str, Any]:

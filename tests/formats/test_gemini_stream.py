@@ -5,7 +5,7 @@ a separate script, then written down)."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any
 
 import orjson
 import pytest
@@ -32,6 +32,7 @@ from bot.result_records import ResultStatus, SessionResult
 from bot.session import Session
 from bot.session.thread import TextBatch
 from tests.conftest import FIXTURES, corpus_file, read_records
+from tests.formats.helpers import only, parsed_by, records_of, single
 
 FAMILY_DIR = "gemini"
 STREAM_FILES = (
@@ -43,17 +44,6 @@ STREAM_FILES = (
     "shun-shobon__gemicord__log.jsonl",
 )
 BENIGN = "Invalid stream: The model returned an empty response or malformed tool call."
-R = TypeVar("R", bound=Record)
-
-
-def only(records: list[Record], kind: type[R]) -> list[R]:
-    return [r for r in records if type(r) is kind]
-
-
-def single(records: list[Record], kind: type[R]) -> R:
-    found = only(records, kind)
-    assert len(found) == 1, found
-    return found[0]
 
 
 def event(kind: str, **fields: Any) -> dict[str, Any]:
@@ -61,19 +51,11 @@ def event(kind: str, **fields: Any) -> dict[str, Any]:
 
 
 def parse(*values: dict[str, Any], source: str = "src") -> list[Record]:
-    parser = Parser(source)
-    out: list[Record] = []
-    for number, value in enumerate(values, start=1):
-        records = parser.parse(value, number)
-        assert records is not None, value
-        out.extend(records)
-    return out
+    return parsed_by(Parser(source), values, finish=False)
 
 
 def corpus_records(name: str) -> list[Record]:
-    records, stats = read_records(corpus_file(FAMILY_DIR, name))
-    assert stats.unparsed == 0
-    return records
+    return records_of(corpus_file(FAMILY_DIR, name))
 
 
 INIT = event("init", session_id="s1", model="gemini-3-flash-preview")

@@ -3,7 +3,7 @@ corpus file of the family holds (numbers counted from the raw files, then writte
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any
 
 import orjson
 import pytest
@@ -28,6 +28,7 @@ from bot.records import (
 )
 from bot.result_records import PermissionDenial, ResultStatus, SessionResult, TurnEnded
 from tests.conftest import corpus_file, read_records
+from tests.formats.helpers import only, parsed_by, records_of, single
 
 FAMILY_DIR = "opencode"
 RUN_JSON = "banteg__takopi__opencode_run_json.jsonl"
@@ -36,23 +37,10 @@ STREAM_SUCCESS = "banteg__takopi__opencode_stream_success.jsonl"
 NO_REASON = "banteg__takopi__opencode_stream_success_no_reason.jsonl"
 CORPUS_FILES = (RUN_JSON, STREAM_ERROR, STREAM_SUCCESS, NO_REASON)
 T0 = 1767036059338  # epoch ms
-R = TypeVar("R", bound=Record)
 
 
 def corpus_records(name: str) -> list[Record]:
-    records, stats = read_records(corpus_file(FAMILY_DIR, name))
-    assert stats.unparsed == 0
-    return records
-
-
-def only(records: list[Record], kind: type[R]) -> list[R]:
-    return [r for r in records if type(r) is kind]
-
-
-def single(records: list[Record], kind: type[R]) -> R:
-    found = only(records, kind)
-    assert len(found) == 1, found
-    return found[0]
+    return records_of(corpus_file(FAMILY_DIR, name))
 
 
 def event(kind: str, session: str = "ses_1", at: int = T0, **fields: Any) -> dict[str, Any]:
@@ -74,13 +62,7 @@ def finish(reason: str | None = None, at: int = T0, **fields: Any) -> dict[str, 
 
 def parse(*values: Any) -> list[Record]:
     """The records of ``values``, as one source; every value must be understood."""
-    parser = Parser("src")
-    out: list[Record] = []
-    for number, value in enumerate(values, start=1):
-        records = parser.parse(value, number)
-        assert records is not None, value
-        out.extend(records)
-    return out + parser.finish()
+    return parsed_by(Parser("src"), values)
 
 
 # --- detection -------------------------------------------------------------------------------

@@ -3,7 +3,7 @@ file of the family holds (numbers counted from the raw files, then written down)
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any
 
 import orjson
 import pytest
@@ -26,6 +26,7 @@ from bot.records import (
 )
 from bot.result_records import ResultStatus, SessionResult
 from tests.conftest import corpus_file, read_records
+from tests.formats.helpers import only, parsed_by, records_of, single
 
 FAMILY_DIR = "pi"
 PRINT_MODE = "banteg__takopi__pi_print_mode_events.jsonl"
@@ -34,23 +35,10 @@ STREAM_SUCCESS = "banteg__takopi__pi_stream_success.jsonl"
 CORPUS_FILES = (PRINT_MODE, STREAM_ERROR, STREAM_SUCCESS)
 HEADER = {"type": "session", "version": 3, "id": "sess-1", "timestamp": "2026-02-03T10:00:00Z",
           "cwd": "/home/dev/app"}  # fmt: skip
-R = TypeVar("R", bound=Record)
 
 
 def corpus_records(name: str) -> list[Record]:
-    records, stats = read_records(corpus_file(FAMILY_DIR, name))
-    assert stats.unparsed == 0
-    return records
-
-
-def only(records: list[Record], kind: type[R]) -> list[R]:
-    return [r for r in records if type(r) is kind]
-
-
-def single(records: list[Record], kind: type[R]) -> R:
-    found = only(records, kind)
-    assert len(found) == 1, found
-    return found[0]
+    return records_of(corpus_file(FAMILY_DIR, name))
 
 
 def usage(total: float = 0.001, tokens_in: int = 10, tokens_out: int = 5) -> dict[str, Any]:
@@ -85,13 +73,7 @@ START: dict[str, Any] = {"type": "agent_start"}
 
 def parse(*values: Any, source: str = "run.jsonl") -> list[Record]:
     """The records of ``values``, as one source; every value must be understood."""
-    parser = Parser(source)
-    out: list[Record] = []
-    for number, value in enumerate(values, start=1):
-        records = parser.parse(value, number)
-        assert records is not None, value
-        out.extend(records)
-    return out + parser.finish()
+    return parsed_by(Parser(source), values)
 
 
 # --- detection -------------------------------------------------------------------------------

@@ -1,0 +1,50 @@
+"""What the format tests share: picking records by type, reading a corpus file's records and raw
+values, and feeding values to one parser."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, TypeVar
+
+import orjson
+
+from bot.formats.parser import LineParser
+from bot.records import Record
+from tests.conftest import read_records
+
+R = TypeVar("R", bound=Record)
+
+
+def only(records: list[Record], kind: type[R]) -> list[R]:
+    """The records of exactly type ``kind`` (not its subclasses), in order."""
+    return [r for r in records if type(r) is kind]
+
+
+def single(records: list[Record], kind: type[R]) -> R:
+    """The one record of type ``kind``; fails when there are none or several."""
+    found = only(records, kind)
+    assert len(found) == 1, found
+    return found[0]
+
+
+def records_of(path: Path) -> list[Record]:
+    """The records read from ``path``, every line understood."""
+    records, stats = read_records(path)
+    assert stats.unparsed == 0
+    return records
+
+
+def raw_values(path: Path) -> list[Any]:
+    """The JSON value of each non-blank line of ``path``."""
+    return [orjson.loads(raw) for raw in path.read_bytes().splitlines() if raw.strip()]
+
+
+def parsed_by(parser: LineParser, values: tuple[Any, ...], finish: bool = True) -> list[Record]:
+    """The records ``parser`` makes of ``values`` (lines 1, 2, …), every value understood, then
+    (with ``finish``) what it makes at the end of input."""
+    out: list[Record] = []
+    for number, value in enumerate(values, start=1):
+        records = parser.parse(value, number)
+        assert records is not None, value
+        out.extend(records)
+    return out + parser.finish() if finish else out
