@@ -7,7 +7,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import orjson
+from hypothesis import strategies as st
 
+from bot.formats import detect_family
+from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
 from bot.records import Record
 from tests.conftest import read_records
@@ -48,3 +51,29 @@ def parsed_by(parser: LineParser, values: tuple[Any, ...], finish: bool = True) 
         assert records is not None, value
         out.extend(records)
     return out + parser.finish() if finish else out
+
+
+def value_lines(path: Path) -> set[int]:
+    """The numbers (from 1) of the non-blank lines of ``path``: the lines that hold a value."""
+    return {n for n, raw in enumerate(path.read_bytes().split(b"\n"), 1) if raw.strip()}
+
+
+# Any JSON value orjson can give, small: what the robustness tests feed a parser's fields.
+ANY_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**64 - 1)  # what orjson reads as int
+    | st.floats(allow_nan=False)
+    | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+def claims_every_value(log_format: LogFormat, path: Path) -> None:
+    """``log_format`` detects every value of ``path``, and detection picks it for the first."""
+    values = raw_values(path)
+    assert values and all(log_format.detect(value) for value in values), path.name
+    assert detect_family(values[0]) is log_format

@@ -33,6 +33,7 @@ from bot.records import (
 from bot.result_records import ResultStatus, SessionResult
 from bot.sources.files import split_lines
 from tests.conftest import FIXTURES, corpus_file, read_records
+from tests.formats.helpers import ANY_JSON as _ANY_JSON
 from tests.formats.helpers import only as of_type
 
 AGNO = "agno-events"
@@ -680,17 +681,6 @@ def test_runs_that_never_end_do_not_grow_the_state_without_bound() -> None:
 
 
 _EVENT_NAMES = sorted(agno.EVENTS)
-_ANY_JSON = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(-(2**63), 2**64 - 1)  # what orjson reads as int
-    | st.floats(allow_nan=False)
-    | st.text(max_size=8),
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
-    ),
-    max_leaves=8,
-)
 _FIELDS = [
     "parent_run_id",
     "session_id",

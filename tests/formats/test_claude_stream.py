@@ -7,10 +7,9 @@ from collections import Counter
 from datetime import UTC, datetime
 from typing import Any
 
-import orjson
 import pytest
 
-from bot.formats import claude_stream, detect_family
+from bot.formats import claude_stream
 from bot.formats.claude_stream import Parser, detect
 from bot.records import (
     AssistantText,
@@ -29,7 +28,7 @@ from bot.records import (
 )
 from bot.result_records import PermissionDenial, ResultStatus, SessionResult
 from tests.conftest import FIXTURES, corpus_file, read_records
-from tests.formats.helpers import only, records_of, single
+from tests.formats.helpers import claims_every_value, only, records_of, single, value_lines
 
 FAMILY_DIR = "claude-stream-json"
 CORPUS_FILES = (
@@ -74,10 +73,7 @@ def user(content: Any, **fields: Any) -> dict[str, Any]:
 
 def test_detect_claims_every_line_of_every_corpus_file() -> None:
     for name in CORPUS_FILES:
-        data = corpus_file(FAMILY_DIR, name).read_bytes()
-        values = [orjson.loads(raw) for raw in data.splitlines() if raw.strip()]
-        assert values and all(detect(value) for value in values), name
-        assert detect_family(values[0]) is claude_stream.FORMAT
+        claims_every_value(claude_stream.FORMAT, corpus_file(FAMILY_DIR, name))
 
 
 @pytest.mark.parametrize(
@@ -461,7 +457,7 @@ def test_read_records_gives_every_corpus_line_a_record_and_leaves_none_unparsed(
     records, stats = read_records(path)
     assert stats.unparsed == 0
     numbered = {r.line for r in records}
-    assert numbered == {n for n, raw in enumerate(path.read_bytes().split(b"\n"), 1) if raw.strip()}
+    assert numbered == value_lines(path)
 
 
 def test_log_file_real_run_with_bash_todos_and_one_failed_read() -> None:

@@ -29,7 +29,7 @@ from bot.records import (
 from bot.result_records import ResultStatus, SessionResult
 from bot.session import SessionSettings, Verbosity
 from tests.conftest import corpus_file, read_records
-from tests.formats.helpers import only, records_of
+from tests.formats.helpers import only, records_of, value_lines
 
 FAMILY_DIR = "cursor-stream-json"
 FULL = "reifying__cursor-hack__full_session.jsonl"
@@ -362,7 +362,7 @@ def test_read_records_gives_every_corpus_line_a_record_and_leaves_none_unparsed(
     records, stats = read_records(path)
     assert stats.unparsed == 0
     numbered = {r.line for r in records}
-    assert numbered == {n for n, raw in enumerate(path.read_bytes().split(b"\n"), 1) if raw.strip()}
+    assert numbered == value_lines(path)
 
 
 def test_full_session_one_shell_call_one_joined_thinking_and_a_result() -> None:

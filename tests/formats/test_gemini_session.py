@@ -35,7 +35,8 @@ from bot.result_records import SessionResult, TurnEnded
 from bot.session import Session
 from bot.sources.files import split_lines
 from tests.conftest import corpus_file
-from tests.formats.helpers import only, records_of, single
+from tests.formats.helpers import ANY_JSON as _ANY_JSON
+from tests.formats.helpers import only, records_of, single, value_lines
 
 FAMILY_DIR = "gemini"
 DOCUMENTS = (
@@ -350,17 +351,6 @@ def test_the_parser_is_saved_in_a_checkpoint_and_goes_on_where_it_was() -> None:
     assert records[0].session_id == "s1"
 
 
-_ANY_JSON = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(-(2**63), 2**64 - 1)  # what orjson reads as int
-    | st.floats(allow_nan=False)
-    | st.text(max_size=8),
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
-    ),
-    max_leaves=8,
-)
 _CALL = st.fixed_dictionaries(
     {},
     optional={
@@ -409,7 +399,7 @@ def test_every_line_of_every_journal_gives_a_record_of_its_line(name: str) -> No
     path = corpus_file(FAMILY_DIR, name)
     records = corpus_records(name)
     numbered = {r.line for r in records}
-    assert numbered == {n for n, raw in enumerate(path.read_bytes().split(b"\n"), 1) if raw.strip()}
+    assert numbered == value_lines(path)
 
 
 # Per file, counted from the raw file: the gemini messages with text and no tool call, plus those

@@ -29,6 +29,7 @@ from bot.records import (
 from bot.result_records import ResultStatus, SessionResult
 from bot.sources.files import split_lines
 from tests.conftest import FIXTURES, corpus_file, read_records
+from tests.formats.helpers import ANY_JSON as JSON
 from tests.formats.helpers import only as of_type
 
 DIR = "openai-messages"
@@ -745,17 +746,6 @@ def test_an_old_traj_turns_actions_into_calls_and_the_next_user_message_into_res
 
 # --- robustness ----------------------------------------------------------------------------------
 
-JSON = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(-(2**63), 2**64 - 1)  # what orjson.loads gives as int
-    | st.floats(allow_nan=False)
-    | st.text(max_size=8),
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
-    ),
-    max_leaves=8,
-)
 ROLE = st.sampled_from(["system", "user", "assistant", "tool", "function"]) | JSON
 CALL = st.fixed_dictionaries(
     {},

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
 import pytest
 
 from bot import snapshot
-from bot.formats import detect_family, opencode
+from bot.formats import opencode
 from bot.formats.opencode import Parser, detect
 from bot.preview import build_preview, preview_document
 from bot.records import (
@@ -28,7 +27,14 @@ from bot.records import (
 )
 from bot.result_records import PermissionDenial, ResultStatus, SessionResult, TurnEnded
 from tests.conftest import corpus_file, read_records
-from tests.formats.helpers import only, parsed_by, records_of, single
+from tests.formats.helpers import (
+    claims_every_value,
+    only,
+    parsed_by,
+    records_of,
+    single,
+    value_lines,
+)
 
 FAMILY_DIR = "opencode"
 RUN_JSON = "banteg__takopi__opencode_run_json.jsonl"
@@ -70,10 +76,7 @@ def parse(*values: Any) -> list[Record]:
 
 def test_detect_claims_every_line_of_every_corpus_file() -> None:
     for name in CORPUS_FILES:
-        data = corpus_file(FAMILY_DIR, name).read_bytes()
-        values = [orjson.loads(raw) for raw in data.splitlines() if raw.strip()]
-        assert values and all(detect(value) for value in values), name
-        assert detect_family(values[0]) is opencode.FORMAT
+        claims_every_value(opencode.FORMAT, corpus_file(FAMILY_DIR, name))
 
 
 @pytest.mark.parametrize(
@@ -369,7 +372,7 @@ def test_read_records_gives_every_corpus_line_a_record_and_leaves_none_unparsed(
     records, stats = read_records(path)
     assert stats.unparsed == 0
     numbered = {r.line for r in records}
-    assert numbered == {n for n, raw in enumerate(path.read_bytes().split(b"\n"), 1) if raw.strip()}
+    assert numbered == value_lines(path)
 
 
 def test_run_json_file_one_bash_call_a_stop_then_an_upstream_error() -> None:

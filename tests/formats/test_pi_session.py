@@ -29,7 +29,7 @@ from bot.records import (
 from bot.result_records import SessionResult, TurnEnded
 from bot.session import Session, SessionStatus
 from tests.conftest import FIXTURES, corpus_file, read_records
-from tests.formats.helpers import only, parsed_by, single
+from tests.formats.helpers import only, parsed_by, single, value_lines
 
 FAMILY_DIR = "pi"
 LARGE = "badlogic__pi-mono__large-session.jsonl"
@@ -277,7 +277,7 @@ def test_read_records_gives_every_corpus_line_a_record_and_leaves_none_unparsed(
     large: list[Record],
 ) -> None:
     path = corpus_file(FAMILY_DIR, LARGE)
-    wanted = {n for n, raw in enumerate(path.read_bytes().split(b"\n"), 1) if raw.strip()}
+    wanted = value_lines(path)
     assert {r.line for r in large} == wanted
     assert {r.session_id for r in large} == {LARGE_ID}
 
