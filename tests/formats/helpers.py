@@ -77,3 +77,9 @@ def claims_every_value(log_format: LogFormat, path: Path) -> None:
     values = raw_values(path)
     assert values and all(log_format.detect(value) for value in values), path.name
     assert detect_family(values[0]) is log_format
+
+
+def gives_every_line_a_record(path: Path) -> None:
+    """Reading ``path`` leaves no line unparsed; every line that holds a value makes a record."""
+    records = records_of(path)
+    assert {r.line for r in records} == value_lines(path)

@@ -28,7 +28,13 @@ from bot.records import (
 )
 from bot.result_records import PermissionDenial, ResultStatus, SessionResult
 from tests.conftest import FIXTURES, corpus_file, read_records
-from tests.formats.helpers import claims_every_value, only, records_of, single, value_lines
+from tests.formats.helpers import (
+    claims_every_value,
+    gives_every_line_a_record,
+    only,
+    records_of,
+    single,
+)
 
 FAMILY_DIR = "claude-stream-json"
 CORPUS_FILES = (
@@ -453,11 +459,7 @@ def test_seed_002_examples_map_to_a_session_its_calls_todos_and_two_results() ->
 
 @pytest.mark.parametrize("name", CORPUS_FILES)
 def test_read_records_gives_every_corpus_line_a_record_and_leaves_none_unparsed(name: str) -> None:
-    path = corpus_file(FAMILY_DIR, name)
-    records, stats = read_records(path)
-    assert stats.unparsed == 0
-    numbered = {r.line for r in records}
-    assert numbered == value_lines(path)
+    gives_every_line_a_record(corpus_file(FAMILY_DIR, name))
 
 
 def test_log_file_real_run_with_bash_todos_and_one_failed_read() -> None:

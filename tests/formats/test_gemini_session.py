@@ -36,7 +36,7 @@ from bot.session import Session
 from bot.sources.files import split_lines
 from tests.conftest import corpus_file
 from tests.formats.helpers import ANY_JSON as _ANY_JSON
-from tests.formats.helpers import only, records_of, single, value_lines
+from tests.formats.helpers import gives_every_line_a_record, only, records_of, single
 
 FAMILY_DIR = "gemini"
 DOCUMENTS = (
@@ -396,10 +396,7 @@ def test_any_line_shapes_give_records_never_an_exception(lines: list[dict[str, A
 
 @pytest.mark.parametrize("name", JOURNALS)
 def test_every_line_of_every_journal_gives_a_record_of_its_line(name: str) -> None:
-    path = corpus_file(FAMILY_DIR, name)
-    records = corpus_records(name)
-    numbered = {r.line for r in records}
-    assert numbered == value_lines(path)
+    gives_every_line_a_record(corpus_file(FAMILY_DIR, name))
 
 
 # Per file, counted from the raw file: the gemini messages with text and no tool call, plus those

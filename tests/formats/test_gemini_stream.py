@@ -34,11 +34,11 @@ from tests.conftest import FIXTURES, corpus_file, read_records
 from tests.formats.helpers import ANY_JSON as _ANY_JSON
 from tests.formats.helpers import (
     claims_every_value,
+    gives_every_line_a_record,
     only,
     parsed_by,
     records_of,
     single,
-    value_lines,
 )
 
 FAMILY_DIR = "gemini"
@@ -402,10 +402,7 @@ def test_any_event_shapes_give_records_never_an_exception(events: list[dict[str,
 
 @pytest.mark.parametrize("name", STREAM_FILES)
 def test_every_line_of_every_corpus_file_gives_a_record_of_its_line(name: str) -> None:
-    path = corpus_file(FAMILY_DIR, name)
-    records = corpus_records(name)
-    numbered = {r.line for r in records}
-    assert numbered == value_lines(path)
+    gives_every_line_a_record(corpus_file(FAMILY_DIR, name))
 
 
 def test_invalid_model_fails_with_the_api_error_and_zero_tokens() -> None:

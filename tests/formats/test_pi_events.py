@@ -24,14 +24,14 @@ from bot.records import (
     UserText,
 )
 from bot.result_records import ResultStatus, SessionResult
-from tests.conftest import corpus_file, read_records
+from tests.conftest import corpus_file
 from tests.formats.helpers import (
     claims_every_value,
+    gives_every_line_a_record,
     only,
     parsed_by,
     records_of,
     single,
-    value_lines,
 )
 
 FAMILY_DIR = "pi"
@@ -368,11 +368,7 @@ def test_a_parser_snapshot_mid_run_keeps_its_sums_and_its_calls() -> None:
 
 @pytest.mark.parametrize("name", CORPUS_FILES)
 def test_read_records_gives_every_corpus_line_a_record_and_leaves_none_unparsed(name: str) -> None:
-    path = corpus_file(FAMILY_DIR, name)
-    records, stats = read_records(path)
-    assert stats.unparsed == 0
-    numbered = {r.line for r in records}
-    assert numbered == value_lines(path)
+    gives_every_line_a_record(corpus_file(FAMILY_DIR, name))
 
 
 def test_print_mode_file_three_runs_a_compaction_and_a_retried_failure() -> None:
