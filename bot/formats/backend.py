@@ -22,7 +22,7 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from bot.formats.common import remember, text_of, to_utc, todos_of
+from bot.formats.common import remember, text_of, to_utc, todos_of, type_of
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
 from bot.records import (
@@ -86,10 +86,8 @@ class Parser(LineParser):
         self._started: OrderedDict[str, None] = OrderedDict()
 
     def parse(self, obj: Any, line: int) -> list[Record] | None:
-        if not isinstance(obj, dict):
-            return None
-        kind = obj.get("type")
-        if not isinstance(kind, str):
+        kind = type_of(obj)
+        if kind is None:
             return None
         meta = obj.get("metadata")
         session = self._session_of(obj, meta)

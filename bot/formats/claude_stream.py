@@ -19,7 +19,7 @@ from mypy_extensions import mypyc_attr
 from bot.formats import claude_stream_dialects as dialects
 from bot.formats.claude_stream_notices import denials, ignored, notice, other_type, system_record
 from bot.formats.claude_user_text import harness_record, person_text, subagent_prompt
-from bot.formats.common import loads_maybe, text_of, to_utc, todos_of
+from bot.formats.common import loads_maybe, text_of, to_utc, todos_of, type_of
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
 from bot.records import (
@@ -92,10 +92,8 @@ class Parser(LineParser):
     def parse(self, obj: Any, line: int) -> list[Record] | None:
         if isinstance(obj, list):
             return self._message_array(obj, line) if dialects.is_message_array(obj) else None
-        if not isinstance(obj, dict):
-            return None
-        kind = obj.get("type")
-        if not isinstance(kind, str):
+        kind = type_of(obj)
+        if kind is None:
             return None
         given = obj.get("session_id")
         if isinstance(given, str) and given:

@@ -98,6 +98,15 @@ def loads_maybe(value: object) -> Any:
     return value
 
 
+def type_of(obj: object) -> str | None:
+    """The ``type`` of a JSON object line, or None when ``obj`` is not an object or its ``type``
+    is not a string (a line no typed-event parser can read)."""
+    if not isinstance(obj, dict):
+        return None
+    kind = obj.get("type")
+    return kind if isinstance(kind, str) else None
+
+
 _MAX_DEPTH: Final = 64
 
 

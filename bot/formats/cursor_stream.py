@@ -23,7 +23,7 @@ from mypy_extensions import mypyc_attr
 from bot.formats import cursor_stream_tools as tools
 from bot.formats.claude_stream_dialects import error_text
 from bot.formats.claude_stream_notices import ignored, notice, summary
-from bot.formats.common import remember, text_of, to_utc
+from bot.formats.common import remember, text_of, to_utc, type_of
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
 from bot.records import AssistantText, Origin, Record, SessionStarted, Thinking, UserText
@@ -81,10 +81,8 @@ class Parser(LineParser):
         self._calls: OrderedDict[str, None] = OrderedDict()
 
     def parse(self, obj: Any, line: int) -> list[Record] | None:
-        if not isinstance(obj, dict):
-            return None
-        kind = obj.get("type")
-        if not isinstance(kind, str):
+        kind = type_of(obj)
+        if kind is None:
             return None
         given = obj.get("session_id")
         if isinstance(given, str) and given:

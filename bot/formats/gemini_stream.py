@@ -29,7 +29,7 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from bot.formats.common import remember, text_of, to_utc
+from bot.formats.common import remember, text_of, to_utc, type_of
 from bot.formats.gemini_tools import call_records
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
@@ -95,10 +95,8 @@ class Parser(LineParser):
         self._last_error: str | None = None  # the last error event's message, for the result
 
     def parse(self, obj: Any, line: int) -> list[Record] | None:
-        if not isinstance(obj, dict):
-            return None
-        kind = obj.get("type")
-        if not isinstance(kind, str):
+        kind = type_of(obj)
+        if kind is None:
             return None
         if kind == "init":
             given = obj.get("session_id")

@@ -32,7 +32,7 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from bot.formats.common import remember, text_of, to_utc
+from bot.formats.common import remember, text_of, to_utc, type_of
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
 from bot.formats.pi_messages import (
@@ -104,10 +104,8 @@ class Parser(LineParser):
         self._answered: OrderedDict[str, None] = OrderedDict()  # calls given a result
 
     def parse(self, obj: Any, line: int) -> list[Record] | None:
-        if not isinstance(obj, dict):
-            return None
-        kind = obj.get("type")
-        if not isinstance(kind, str):
+        kind = type_of(obj)
+        if kind is None:
             return None
         if kind == "session":
             return self._header(obj, line)

@@ -31,7 +31,7 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from bot.formats.common import text_of, to_utc
+from bot.formats.common import text_of, to_utc, type_of
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
 from bot.formats.pi_messages import (
@@ -91,10 +91,8 @@ class Parser(LineParser):
         self._model: str | None = None
 
     def parse(self, obj: Any, line: int) -> list[Record] | None:
-        if not isinstance(obj, dict):
-            return None
-        kind = obj.get("type")
-        if not isinstance(kind, str):
+        kind = type_of(obj)
+        if kind is None:
             return None
         if kind == "session":
             return self._header(obj, line)

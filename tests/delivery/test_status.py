@@ -4,7 +4,6 @@ session (agents.sessions.setStatus), followed from a growing log into the local 
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
@@ -25,8 +24,8 @@ from bot.logs import EventLog
 from bot.redaction import Redactor
 from bot.sources.follow import FileFollower
 from tests.conftest import FakeClock
+from tests.delivery.conftest import TOKEN
 
-TOKEN = "xoxb-status"
 SID = "s-status"
 
 
@@ -89,17 +88,6 @@ class Run:
 
     def calls(self, method: str) -> list[dict[str, object]]:
         return [r.params for r in self.slack.requests if r.method == method]
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def slack(clock: FakeClock) -> Iterator[LocalSlack]:
-    with LocalSlack(token=TOKEN, rate_limits=True, clock=clock) as server:
-        yield server
 
 
 def test_the_line_under_the_thread_follows_the_open_call_then_thinking_then_clears(
@@ -233,7 +221,6 @@ def test_a_stop_clears_the_lines_it_showed(
     run.follower.finish(end_sessions=False)  # slacktail stops; the agent goes on
     assert run.shown() is None
     assert run.calls("assistant.threads.setStatus")[-1]["status"] == ""
-
 
 
 def test_while_slack_is_away_the_line_waits_and_goes_once_slack_is_back(

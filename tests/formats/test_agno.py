@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import orjson
 import pytest
@@ -33,8 +33,8 @@ from bot.records import (
 from bot.result_records import ResultStatus, SessionResult
 from bot.sources.files import split_lines
 from tests.conftest import FIXTURES, corpus_file, read_records
-
-R = TypeVar("R", bound=Record)
+from tests.formats.helpers import ANY_JSON as _ANY_JSON
+from tests.formats.helpers import only as of_type
 
 AGNO = "agno-events"
 STREAM = "generated__agno-3.1.10__team_delegation_stream.jsonl"
@@ -77,10 +77,6 @@ def parse_values(values: list[Any]) -> list[Record]:
 
 def parse_file(path: Path) -> list[Record]:
     return parse_values(values_of(path))
-
-
-def of_type(records: list[Record], kind: type[R]) -> list[R]:
-    return [r for r in records if type(r) is kind]
 
 
 def joined_text(records: list[Record], parent_call: str | None) -> str:
@@ -685,17 +681,6 @@ def test_runs_that_never_end_do_not_grow_the_state_without_bound() -> None:
 
 
 _EVENT_NAMES = sorted(agno.EVENTS)
-_ANY_JSON = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(-(2**63), 2**64 - 1)  # what orjson reads as int
-    | st.floats(allow_nan=False)
-    | st.text(max_size=8),
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
-    ),
-    max_leaves=8,
-)
 _FIELDS = [
     "parent_run_id",
     "session_id",

@@ -4,10 +4,8 @@ raw files, not from the parser)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-import orjson
 import pytest
 
 from bot import snapshot
@@ -28,34 +26,15 @@ from bot.records import (
 )
 from bot.result_records import SessionResult, TurnEnded
 from bot.session import Session, SessionStatus
-from tests.conftest import FIXTURES, corpus_file, read_records
+from tests.conftest import FIXTURES, corpus_file
+from tests.formats.helpers import only, parsed_by, records_of, single
+from tests.formats.helpers import raw_values as raw_steps
 
 FAMILY_DIR = "antigravity"
 MCP = "shane-kercheval__switchboard__mcp-tool-wrapper.transcript.jsonl"
 TOOL_USE = "shane-kercheval__switchboard__tool-use.transcript.jsonl"
 CORPUS_FILES = (MCP, TOOL_USE)
 OUT_OF_ORDER = "antigravity_out_of_order.transcript.jsonl"
-R = TypeVar("R", bound=Record)
-
-
-def raw_steps(path: Path) -> list[dict[str, Any]]:
-    return [orjson.loads(raw) for raw in path.read_bytes().splitlines() if raw.strip()]
-
-
-def records_of(path: Path) -> list[Record]:
-    records, stats = read_records(path)
-    assert stats.unparsed == 0
-    return records
-
-
-def only(records: list[Record], kind: type[R]) -> list[R]:
-    return [r for r in records if type(r) is kind]
-
-
-def single(records: list[Record], kind: type[R]) -> R:
-    found = only(records, kind)
-    assert len(found) == 1, found
-    return found[0]
 
 
 def step(index: int, kind: str, source: str = "MODEL", **fields: Any) -> dict[str, Any]:
@@ -77,13 +56,7 @@ def session_of(records: list[Record]) -> Session:
 
 
 def parse(*steps: dict[str, Any], source: str = "t.jsonl") -> list[Record]:
-    parser = Parser(source)
-    out: list[Record] = []
-    for number, value in enumerate(steps, start=1):
-        records = parser.parse(value, number)
-        assert records is not None
-        out.extend(records)
-    return out + parser.finish()
+    return parsed_by(Parser(source), steps)
 
 
 def answers(records: list[Record]) -> dict[str, tuple[str, bool]]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import orjson
 import pytest
@@ -29,8 +29,8 @@ from bot.records import (
 from bot.result_records import ResultStatus, SessionResult
 from bot.sources.files import split_lines
 from tests.conftest import FIXTURES, corpus_file, read_records
-
-R = TypeVar("R", bound=Record)
+from tests.formats.helpers import ANY_JSON as JSON
+from tests.formats.helpers import only as of_type
 
 TWENTY_QUESTIONS = "synthetic__seed-000__twenty_questions.jsonl"
 FRED = "0801e1da-1f96-4461-b296-39460b58ea78"
@@ -48,10 +48,6 @@ def parse_lines(values: list[dict[str, Any]], source: str = "backend.jsonl") -> 
 
 def parse_file(path: Path) -> list[Record]:
     return parse_lines(lines_of(path))
-
-
-def of_type(records: list[Record], kind: type[R]) -> list[R]:
-    return [r for r in records if type(r) is kind]
 
 
 def lines_of(path: Path) -> list[Any]:
@@ -417,17 +413,6 @@ def test_values_that_are_not_rows_are_not_understood() -> None:
 
 # --- robustness ----------------------------------------------------------------------------------
 
-JSON = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(-(2**63), 2**64 - 1)  # what orjson.loads gives as int
-    | st.floats(allow_nan=False)
-    | st.text(max_size=8),
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
-    ),
-    max_leaves=8,
-)
 ROW = st.fixed_dictionaries(
     {"type": st.sampled_from(["system", "user", "assistant", "result", "error"]) | JSON},
     optional={

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any
 
-import orjson
 import pytest
 
-from bot.formats import claude_stream, detect_family
+from bot.formats import claude_stream
 from bot.formats.claude_stream import Parser, detect
 from bot.records import (
     AssistantText,
@@ -29,6 +28,13 @@ from bot.records import (
 )
 from bot.result_records import PermissionDenial, ResultStatus, SessionResult
 from tests.conftest import FIXTURES, corpus_file, read_records
+from tests.formats.helpers import (
+    claims_every_value,
+    gives_every_line_a_record,
+    only,
+    records_of,
+    single,
+)
 
 FAMILY_DIR = "claude-stream-json"
 CORPUS_FILES = (
@@ -39,29 +45,16 @@ CORPUS_FILES = (
     "banteg__takopi__claude_code_permission_denied.jsonl",
     "banteg__takopi__claude_streamjson_session.jsonl",
 )
-R = TypeVar("R", bound=Record)
 
 
 def corpus_records(name: str) -> list[Record]:
-    records, stats = read_records(corpus_file(FAMILY_DIR, name))
-    assert stats.unparsed == 0
-    return records
+    return records_of(corpus_file(FAMILY_DIR, name))
 
 
 def fixture_records(name: str) -> list[Record]:
     records, stats = read_records(FIXTURES / name)
     assert stats.unparsed == 0
     return records
-
-
-def only(records: list[Record], kind: type[R]) -> list[R]:
-    return [r for r in records if type(r) is kind]
-
-
-def single(records: list[Record], kind: type[R]) -> R:
-    found = only(records, kind)
-    assert len(found) == 1, found
-    return found[0]
 
 
 def parse(*lines: dict[str, Any], source: str = "src") -> list[list[Record] | None]:
@@ -86,10 +79,7 @@ def user(content: Any, **fields: Any) -> dict[str, Any]:
 
 def test_detect_claims_every_line_of_every_corpus_file() -> None:
     for name in CORPUS_FILES:
-        data = corpus_file(FAMILY_DIR, name).read_bytes()
-        values = [orjson.loads(raw) for raw in data.splitlines() if raw.strip()]
-        assert values and all(detect(value) for value in values), name
-        assert detect_family(values[0]) is claude_stream.FORMAT
+        claims_every_value(claude_stream.FORMAT, corpus_file(FAMILY_DIR, name))
 
 
 @pytest.mark.parametrize(
@@ -469,11 +459,7 @@ def test_seed_002_examples_map_to_a_session_its_calls_todos_and_two_results() ->
 
 @pytest.mark.parametrize("name", CORPUS_FILES)
 def test_read_records_gives_every_corpus_line_a_record_and_leaves_none_unparsed(name: str) -> None:
-    path = corpus_file(FAMILY_DIR, name)
-    records, stats = read_records(path)
-    assert stats.unparsed == 0
-    numbered = {r.line for r in records}
-    assert numbered == {n for n, raw in enumerate(path.read_bytes().split(b"\n"), 1) if raw.strip()}
+    gives_every_line_a_record(corpus_file(FAMILY_DIR, name))
 
 
 def test_log_file_real_run_with_bash_todos_and_one_failed_read() -> None:

@@ -5,7 +5,7 @@ its error object), read by ``claude_stream``; numbers counted from the raw files
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, TypeVar
+from typing import Any
 
 import orjson
 import pytest
@@ -25,7 +25,8 @@ from bot.records import (
     UserText,
 )
 from bot.result_records import ResultStatus, SessionResult
-from tests.conftest import FIXTURES, corpus_file, read_records
+from tests.conftest import FIXTURES, corpus_file
+from tests.formats.helpers import only, records_of
 
 AMP_DIR = "amp-stream-json"
 AMP = "empathic__toolpath__stream.jsonl"
@@ -34,17 +35,10 @@ FAILED_CAT = "TU-033wt8ohXapDIiGHiONt0i"
 QWEN_STREAM = FIXTURES / "qwen_stream_json.jsonl"
 QWEN_JSON = FIXTURES / "qwen_output_json.json"
 QWEN_SESSION = "6a1f0c2e-5b7d-4e1a-9c3b-qwen00000001"
-R = TypeVar("R", bound=Record)
-
-
-def only(records: list[Record], kind: type[R]) -> list[R]:
-    return [r for r in records if type(r) is kind]
 
 
 def read(path: Any) -> list[Record]:
-    records, stats = read_records(path)
-    assert stats.unparsed == 0
-    return records
+    return records_of(path)
 
 
 def tool_result(content: str, session: str, is_error: bool = False) -> dict[str, Any]:

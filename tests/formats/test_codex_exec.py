@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import orjson
 import pytest
@@ -34,6 +34,7 @@ from bot.records import (
 from bot.result_records import ResultStatus, SessionResult
 from bot.sources.files import split_lines
 from tests.conftest import corpus_file, corpus_files, read_records
+from tests.formats.helpers import only, parsed_by, single
 
 FAMILY_DIR = "codex-exec-json"
 LEGACY_DIR, LEGACY = "codex-rollout", "Karrq__vibe-kanban__codex.rs.legacy-extract.jsonl"
@@ -55,7 +56,6 @@ CORPUS_FILES = (
     "shane-kercheval__switchboard__text-only.jsonl",
 )
 ALL_FILES = [(FAMILY_DIR, name) for name in CORPUS_FILES] + [(LEGACY_DIR, LEGACY)]
-R = TypeVar("R", bound=Record)
 
 
 def path_of(folder: str, name: str) -> Path:
@@ -68,25 +68,9 @@ def corpus_records(name: str, folder: str = FAMILY_DIR) -> list[Record]:
     return records
 
 
-def only(records: list[Record], kind: type[R]) -> list[R]:
-    return [r for r in records if type(r) is kind]
-
-
-def single(records: list[Record], kind: type[R]) -> R:
-    found = only(records, kind)
-    assert len(found) == 1, found
-    return found[0]
-
-
 def parse(*lines: dict[str, Any], source: str = "src") -> list[Record]:
     """Every record of ``lines``, read by one parser, then its ``finish``."""
-    parser = Parser(source)
-    out: list[Record] = []
-    for number, value in enumerate(lines, start=1):
-        records = parser.parse(value, number)
-        assert records is not None, value
-        out.extend(records)
-    return out + parser.finish()
+    return parsed_by(Parser(source), lines)
 
 
 THREAD = {"type": "thread.started", "thread_id": "t1"}

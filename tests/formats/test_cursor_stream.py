@@ -28,7 +28,8 @@ from bot.records import (
 )
 from bot.result_records import ResultStatus, SessionResult
 from bot.session import SessionSettings, Verbosity
-from tests.conftest import corpus_file, read_records
+from tests.conftest import corpus_file
+from tests.formats.helpers import gives_every_line_a_record, only, records_of
 
 FAMILY_DIR = "cursor-stream-json"
 FULL = "reifying__cursor-hack__full_session.jsonl"
@@ -39,13 +40,7 @@ R = TypeVar("R", bound=Record)
 
 
 def corpus_records(name: str) -> list[Record]:
-    records, stats = read_records(corpus_file(FAMILY_DIR, name))
-    assert stats.unparsed == 0
-    return records
-
-
-def only(records: list[Record], kind: type[R]) -> list[R]:
-    return [r for r in records if type(r) is kind]
+    return records_of(corpus_file(FAMILY_DIR, name))
 
 
 def parse(*lines: dict[str, Any]) -> list[Record]:
@@ -363,11 +358,7 @@ def test_a_user_line_is_the_prompt_and_values_that_are_not_typed_objects_are_not
 
 @pytest.mark.parametrize("name", CORPUS_FILES)
 def test_read_records_gives_every_corpus_line_a_record_and_leaves_none_unparsed(name: str) -> None:
-    path = corpus_file(FAMILY_DIR, name)
-    records, stats = read_records(path)
-    assert stats.unparsed == 0
-    numbered = {r.line for r in records}
-    assert numbered == {n for n, raw in enumerate(path.read_bytes().split(b"\n"), 1) if raw.strip()}
+    gives_every_line_a_record(corpus_file(FAMILY_DIR, name))
 
 
 def test_full_session_one_shell_call_one_joined_thinking_and_a_result() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any
 
 import orjson
 import pytest
@@ -34,7 +34,9 @@ from bot.records import (
 from bot.result_records import SessionResult, TurnEnded
 from bot.session import Session
 from bot.sources.files import split_lines
-from tests.conftest import corpus_file, read_records
+from tests.conftest import corpus_file
+from tests.formats.helpers import ANY_JSON as _ANY_JSON
+from tests.formats.helpers import gives_every_line_a_record, only, records_of, single
 
 FAMILY_DIR = "gemini"
 DOCUMENTS = (
@@ -49,17 +51,6 @@ JOURNALS = (
     "shane-kercheval__switchboard__interleaved-collision.session.jsonl",
     "shane-kercheval__switchboard__tool-use.session.jsonl",
 )
-R = TypeVar("R", bound=Record)
-
-
-def only(records: list[Record], kind: type[R]) -> list[R]:
-    return [r for r in records if type(r) is kind]
-
-
-def single(records: list[Record], kind: type[R]) -> R:
-    found = only(records, kind)
-    assert len(found) == 1, found
-    return found[0]
 
 
 def parse(*values: dict[str, Any], source: str = "src") -> list[Record]:
@@ -73,9 +64,7 @@ def parse(*values: dict[str, Any], source: str = "src") -> list[Record]:
 
 
 def corpus_records(name: str) -> list[Record]:
-    records, stats = read_records(corpus_file(FAMILY_DIR, name))
-    assert stats.unparsed == 0
-    return records
+    return records_of(corpus_file(FAMILY_DIR, name))
 
 
 def header(session: str = "s1", **fields: Any) -> dict[str, Any]:
@@ -362,17 +351,6 @@ def test_the_parser_is_saved_in_a_checkpoint_and_goes_on_where_it_was() -> None:
     assert records[0].session_id == "s1"
 
 
-_ANY_JSON = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(-(2**63), 2**64 - 1)  # what orjson reads as int
-    | st.floats(allow_nan=False)
-    | st.text(max_size=8),
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
-    ),
-    max_leaves=8,
-)
 _CALL = st.fixed_dictionaries(
     {},
     optional={
@@ -418,10 +396,7 @@ def test_any_line_shapes_give_records_never_an_exception(lines: list[dict[str, A
 
 @pytest.mark.parametrize("name", JOURNALS)
 def test_every_line_of_every_journal_gives_a_record_of_its_line(name: str) -> None:
-    path = corpus_file(FAMILY_DIR, name)
-    records = corpus_records(name)
-    numbered = {r.line for r in records}
-    assert numbered == {n for n, raw in enumerate(path.read_bytes().split(b"\n"), 1) if raw.strip()}
+    gives_every_line_a_record(corpus_file(FAMILY_DIR, name))
 
 
 # Per file, counted from the raw file: the gemini messages with text and no tool call, plus those

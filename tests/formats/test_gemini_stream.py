@@ -5,15 +5,14 @@ a separate script, then written down)."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any
 
-import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot import snapshot
-from bot.formats import detect_family, gemini_stream
+from bot.formats import gemini_stream
 from bot.formats.gemini_stream import Parser, detect
 from bot.records import (
     AssistantText,
@@ -32,6 +31,15 @@ from bot.result_records import ResultStatus, SessionResult
 from bot.session import Session
 from bot.session.thread import TextBatch
 from tests.conftest import FIXTURES, corpus_file, read_records
+from tests.formats.helpers import ANY_JSON as _ANY_JSON
+from tests.formats.helpers import (
+    claims_every_value,
+    gives_every_line_a_record,
+    only,
+    parsed_by,
+    records_of,
+    single,
+)
 
 FAMILY_DIR = "gemini"
 STREAM_FILES = (
@@ -43,17 +51,6 @@ STREAM_FILES = (
     "shun-shobon__gemicord__log.jsonl",
 )
 BENIGN = "Invalid stream: The model returned an empty response or malformed tool call."
-R = TypeVar("R", bound=Record)
-
-
-def only(records: list[Record], kind: type[R]) -> list[R]:
-    return [r for r in records if type(r) is kind]
-
-
-def single(records: list[Record], kind: type[R]) -> R:
-    found = only(records, kind)
-    assert len(found) == 1, found
-    return found[0]
 
 
 def event(kind: str, **fields: Any) -> dict[str, Any]:
@@ -61,19 +58,11 @@ def event(kind: str, **fields: Any) -> dict[str, Any]:
 
 
 def parse(*values: dict[str, Any], source: str = "src") -> list[Record]:
-    parser = Parser(source)
-    out: list[Record] = []
-    for number, value in enumerate(values, start=1):
-        records = parser.parse(value, number)
-        assert records is not None, value
-        out.extend(records)
-    return out
+    return parsed_by(Parser(source), values, finish=False)
 
 
 def corpus_records(name: str) -> list[Record]:
-    records, stats = read_records(corpus_file(FAMILY_DIR, name))
-    assert stats.unparsed == 0
-    return records
+    return records_of(corpus_file(FAMILY_DIR, name))
 
 
 INIT = event("init", session_id="s1", model="gemini-3-flash-preview")
@@ -89,10 +78,7 @@ def answer(text: str) -> dict[str, Any]:
 
 def test_detect_claims_every_line_of_every_stream_corpus_file() -> None:
     for name in STREAM_FILES:
-        data = corpus_file(FAMILY_DIR, name).read_bytes()
-        values = [orjson.loads(raw) for raw in data.splitlines() if raw.strip()]
-        assert values and all(detect(value) for value in values), name
-        assert detect_family(values[0]) is gemini_stream.FORMAT
+        claims_every_value(gemini_stream.FORMAT, corpus_file(FAMILY_DIR, name))
 
 
 @pytest.mark.parametrize(
@@ -378,17 +364,6 @@ def test_the_parser_is_saved_in_a_checkpoint_and_goes_on_where_it_was() -> None:
     assert (result.session_id, result.name) == ("s1", "read_file")
 
 
-_ANY_JSON = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(-(2**63), 2**64 - 1)  # what orjson reads as int
-    | st.floats(allow_nan=False)
-    | st.text(max_size=8),
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
-    ),
-    max_leaves=8,
-)
 _FIELDS = [
     "session_id",
     "model",
@@ -427,10 +402,7 @@ def test_any_event_shapes_give_records_never_an_exception(events: list[dict[str,
 
 @pytest.mark.parametrize("name", STREAM_FILES)
 def test_every_line_of_every_corpus_file_gives_a_record_of_its_line(name: str) -> None:
-    path = corpus_file(FAMILY_DIR, name)
-    records = corpus_records(name)
-    numbered = {r.line for r in records}
-    assert numbered == {n for n, raw in enumerate(path.read_bytes().split(b"\n"), 1) if raw.strip()}
+    gives_every_line_a_record(corpus_file(FAMILY_DIR, name))
 
 
 def test_invalid_model_fails_with_the_api_error_and_zero_tokens() -> None:

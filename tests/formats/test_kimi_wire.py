@@ -4,10 +4,8 @@ parser)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-import orjson
 import pytest
 
 from bot.formats import FORMATS, detect_family, kimi_wire
@@ -27,33 +25,14 @@ from bot.records import (
 )
 from bot.result_records import SessionResult, TurnEnded
 from bot.session import Session
-from tests.conftest import FIXTURES, corpus_file, read_records
+from tests.conftest import FIXTURES, corpus_file
+from tests.formats.helpers import only, parsed_by, records_of, single
+from tests.formats.helpers import raw_values as raw_records
 
 FAMILY_DIR = "kimi"
 SAMPLE = "codemie-ai__codemie-code__sample-wire.jsonl"
 TURNS = "kimi_wire_turns.jsonl"
-R = TypeVar("R", bound=Record)
 T = 1781368649000
-
-
-def raw_records(path: Path) -> list[dict[str, Any]]:
-    return [orjson.loads(raw) for raw in path.read_bytes().splitlines() if raw.strip()]
-
-
-def records_of(path: Path) -> list[Record]:
-    records, stats = read_records(path)
-    assert stats.unparsed == 0
-    return records
-
-
-def only(records: list[Record], kind: type[R]) -> list[R]:
-    return [r for r in records if type(r) is kind]
-
-
-def single(records: list[Record], kind: type[R]) -> R:
-    found = only(records, kind)
-    assert len(found) == 1, found
-    return found[0]
 
 
 def wire(kind: str, **fields: Any) -> dict[str, Any]:
@@ -69,13 +48,7 @@ def prompt(text: str, by: str = "user") -> dict[str, Any]:
 
 
 def parse(*values: dict[str, Any], source: str = "wire.jsonl") -> list[Record]:
-    parser = Parser(source)
-    out: list[Record] = []
-    for number, value in enumerate(values, start=1):
-        records = parser.parse(value, number)
-        assert records is not None
-        out.extend(records)
-    return out + parser.finish()
+    return parsed_by(Parser(source), values)
 
 
 # --- detection -----------------------------------------------------------------------------

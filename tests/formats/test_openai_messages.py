@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import orjson
 import pytest
@@ -29,8 +29,8 @@ from bot.records import (
 from bot.result_records import ResultStatus, SessionResult
 from bot.sources.files import split_lines
 from tests.conftest import FIXTURES, corpus_file, read_records
-
-R = TypeVar("R", bound=Record)
+from tests.formats.helpers import ANY_JSON as JSON
+from tests.formats.helpers import only as of_type
 
 DIR = "openai-messages"
 SUNA_ROWS = "synthetic__seed-004__suna_db_rows.jsonl"
@@ -68,10 +68,6 @@ def parse_messages(*messages: dict[str, Any]) -> list[Record]:
     return parse_values([(m, n) for n, m in enumerate(messages, start=1)])
 
 
-def of_type(records: list[Record], kind: type[R]) -> list[R]:
-    return [r for r in records if type(r) is kind]
-
-
 def corpus_records(name: str) -> tuple[Path, list[Record]]:
     path = corpus_file(DIR, name)
     return path, parse_file(path)
@@ -103,9 +99,6 @@ def test_detect_cannot_tell_a_metadata_line_alone() -> None:
 def test_detect_claims_every_seed_004_example() -> None:
     for name in ("openai_seed_004_rows.jsonl", "openai_seed_004_messages.jsonl"):
         assert all(openai_messages.detect(v) for v, _ in values_of(FIXTURES / name))
-
-
-
 
 
 @pytest.mark.parametrize("name", ALL_FILES)
@@ -753,17 +746,6 @@ def test_an_old_traj_turns_actions_into_calls_and_the_next_user_message_into_res
 
 # --- robustness ----------------------------------------------------------------------------------
 
-JSON = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(-(2**63), 2**64 - 1)  # what orjson.loads gives as int
-    | st.floats(allow_nan=False)
-    | st.text(max_size=8),
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
-    ),
-    max_leaves=8,
-)
 ROLE = st.sampled_from(["system", "user", "assistant", "tool", "function"]) | JSON
 CALL = st.fixed_dictionaries(
     {},

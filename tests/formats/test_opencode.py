@@ -3,13 +3,12 @@ corpus file of the family holds (numbers counted from the raw files, then writte
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any
 
-import orjson
 import pytest
 
 from bot import snapshot
-from bot.formats import detect_family, opencode
+from bot.formats import opencode
 from bot.formats.opencode import Parser, detect
 from bot.preview import build_preview, preview_document
 from bot.records import (
@@ -27,7 +26,15 @@ from bot.records import (
     ToolResult,
 )
 from bot.result_records import PermissionDenial, ResultStatus, SessionResult, TurnEnded
-from tests.conftest import corpus_file, read_records
+from tests.conftest import corpus_file
+from tests.formats.helpers import (
+    claims_every_value,
+    gives_every_line_a_record,
+    only,
+    parsed_by,
+    records_of,
+    single,
+)
 
 FAMILY_DIR = "opencode"
 RUN_JSON = "banteg__takopi__opencode_run_json.jsonl"
@@ -36,23 +43,10 @@ STREAM_SUCCESS = "banteg__takopi__opencode_stream_success.jsonl"
 NO_REASON = "banteg__takopi__opencode_stream_success_no_reason.jsonl"
 CORPUS_FILES = (RUN_JSON, STREAM_ERROR, STREAM_SUCCESS, NO_REASON)
 T0 = 1767036059338  # epoch ms
-R = TypeVar("R", bound=Record)
 
 
 def corpus_records(name: str) -> list[Record]:
-    records, stats = read_records(corpus_file(FAMILY_DIR, name))
-    assert stats.unparsed == 0
-    return records
-
-
-def only(records: list[Record], kind: type[R]) -> list[R]:
-    return [r for r in records if type(r) is kind]
-
-
-def single(records: list[Record], kind: type[R]) -> R:
-    found = only(records, kind)
-    assert len(found) == 1, found
-    return found[0]
+    return records_of(corpus_file(FAMILY_DIR, name))
 
 
 def event(kind: str, session: str = "ses_1", at: int = T0, **fields: Any) -> dict[str, Any]:
@@ -74,13 +68,7 @@ def finish(reason: str | None = None, at: int = T0, **fields: Any) -> dict[str, 
 
 def parse(*values: Any) -> list[Record]:
     """The records of ``values``, as one source; every value must be understood."""
-    parser = Parser("src")
-    out: list[Record] = []
-    for number, value in enumerate(values, start=1):
-        records = parser.parse(value, number)
-        assert records is not None, value
-        out.extend(records)
-    return out + parser.finish()
+    return parsed_by(Parser("src"), values)
 
 
 # --- detection -------------------------------------------------------------------------------
@@ -88,10 +76,7 @@ def parse(*values: Any) -> list[Record]:
 
 def test_detect_claims_every_line_of_every_corpus_file() -> None:
     for name in CORPUS_FILES:
-        data = corpus_file(FAMILY_DIR, name).read_bytes()
-        values = [orjson.loads(raw) for raw in data.splitlines() if raw.strip()]
-        assert values and all(detect(value) for value in values), name
-        assert detect_family(values[0]) is opencode.FORMAT
+        claims_every_value(opencode.FORMAT, corpus_file(FAMILY_DIR, name))
 
 
 @pytest.mark.parametrize(
@@ -383,11 +368,7 @@ def test_a_parser_snapshot_mid_session_keeps_its_sums() -> None:
 
 @pytest.mark.parametrize("name", CORPUS_FILES)
 def test_read_records_gives_every_corpus_line_a_record_and_leaves_none_unparsed(name: str) -> None:
-    path = corpus_file(FAMILY_DIR, name)
-    records, stats = read_records(path)
-    assert stats.unparsed == 0
-    numbered = {r.line for r in records}
-    assert numbered == {n for n, raw in enumerate(path.read_bytes().split(b"\n"), 1) if raw.strip()}
+    gives_every_line_a_record(corpus_file(FAMILY_DIR, name))
 
 
 def test_run_json_file_one_bash_call_a_stop_then_an_upstream_error() -> None:

@@ -3,13 +3,12 @@ file of the family holds (numbers counted from the raw files, then written down)
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any
 
-import orjson
 import pytest
 
 from bot import snapshot
-from bot.formats import detect_family, openai_messages, pi_events
+from bot.formats import openai_messages, pi_events
 from bot.formats.pi_events import Parser, detect
 from bot.preview import build_preview, preview_document
 from bot.records import (
@@ -25,7 +24,15 @@ from bot.records import (
     UserText,
 )
 from bot.result_records import ResultStatus, SessionResult
-from tests.conftest import corpus_file, read_records
+from tests.conftest import corpus_file
+from tests.formats.helpers import (
+    claims_every_value,
+    gives_every_line_a_record,
+    only,
+    parsed_by,
+    records_of,
+    single,
+)
 
 FAMILY_DIR = "pi"
 PRINT_MODE = "banteg__takopi__pi_print_mode_events.jsonl"
@@ -34,23 +41,10 @@ STREAM_SUCCESS = "banteg__takopi__pi_stream_success.jsonl"
 CORPUS_FILES = (PRINT_MODE, STREAM_ERROR, STREAM_SUCCESS)
 HEADER = {"type": "session", "version": 3, "id": "sess-1", "timestamp": "2026-02-03T10:00:00Z",
           "cwd": "/home/dev/app"}  # fmt: skip
-R = TypeVar("R", bound=Record)
 
 
 def corpus_records(name: str) -> list[Record]:
-    records, stats = read_records(corpus_file(FAMILY_DIR, name))
-    assert stats.unparsed == 0
-    return records
-
-
-def only(records: list[Record], kind: type[R]) -> list[R]:
-    return [r for r in records if type(r) is kind]
-
-
-def single(records: list[Record], kind: type[R]) -> R:
-    found = only(records, kind)
-    assert len(found) == 1, found
-    return found[0]
+    return records_of(corpus_file(FAMILY_DIR, name))
 
 
 def usage(total: float = 0.001, tokens_in: int = 10, tokens_out: int = 5) -> dict[str, Any]:
@@ -85,13 +79,7 @@ START: dict[str, Any] = {"type": "agent_start"}
 
 def parse(*values: Any, source: str = "run.jsonl") -> list[Record]:
     """The records of ``values``, as one source; every value must be understood."""
-    parser = Parser(source)
-    out: list[Record] = []
-    for number, value in enumerate(values, start=1):
-        records = parser.parse(value, number)
-        assert records is not None, value
-        out.extend(records)
-    return out + parser.finish()
+    return parsed_by(Parser(source), values)
 
 
 # --- detection -------------------------------------------------------------------------------
@@ -99,10 +87,7 @@ def parse(*values: Any, source: str = "run.jsonl") -> list[Record]:
 
 def test_detect_claims_every_line_of_every_corpus_file() -> None:
     for name in CORPUS_FILES:
-        data = corpus_file(FAMILY_DIR, name).read_bytes()
-        values = [orjson.loads(raw) for raw in data.splitlines() if raw.strip()]
-        assert values and all(detect(value) for value in values), name
-        assert detect_family(values[0]) is pi_events.FORMAT
+        claims_every_value(pi_events.FORMAT, corpus_file(FAMILY_DIR, name))
 
 
 @pytest.mark.parametrize(
@@ -383,11 +368,7 @@ def test_a_parser_snapshot_mid_run_keeps_its_sums_and_its_calls() -> None:
 
 @pytest.mark.parametrize("name", CORPUS_FILES)
 def test_read_records_gives_every_corpus_line_a_record_and_leaves_none_unparsed(name: str) -> None:
-    path = corpus_file(FAMILY_DIR, name)
-    records, stats = read_records(path)
-    assert stats.unparsed == 0
-    numbered = {r.line for r in records}
-    assert numbered == {n for n, raw in enumerate(path.read_bytes().split(b"\n"), 1) if raw.strip()}
+    gives_every_line_a_record(corpus_file(FAMILY_DIR, name))
 
 
 def test_print_mode_file_three_runs_a_compaction_and_a_retried_failure() -> None:

@@ -5,7 +5,7 @@ from the raw file, then written down)."""
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Final, TypeVar
+from typing import Any, Final
 
 import orjson
 import pytest
@@ -29,6 +29,7 @@ from bot.records import (
 from bot.result_records import SessionResult, TurnEnded
 from bot.session import Session, SessionStatus
 from tests.conftest import FIXTURES, corpus_file, read_records
+from tests.formats.helpers import only, parsed_by, single, value_lines
 
 FAMILY_DIR = "pi"
 LARGE = "badlogic__pi-mono__large-session.jsonl"
@@ -36,17 +37,6 @@ LARGE_ID = "d703a1a9-1b7b-4fb1-b512-c9738b1fe617"
 V3 = FIXTURES / "pi_session_v3.jsonl"
 V3_ID = "0b9c6a2e-5f1d-4c8e-9a3b-7d2e1f0a4c5b"
 AT = "2026-02-03T10:00:00.000Z"
-R = TypeVar("R", bound=Record)
-
-
-def only(records: list[Record], kind: type[R]) -> list[R]:
-    return [r for r in records if type(r) is kind]
-
-
-def single(records: list[Record], kind: type[R]) -> R:
-    found = only(records, kind)
-    assert len(found) == 1, found
-    return found[0]
 
 
 def entry(kind: str, **fields: Any) -> dict[str, Any]:
@@ -58,13 +48,7 @@ def message(**fields: Any) -> dict[str, Any]:
 
 
 def parse(*values: Any, source: str = "s.jsonl") -> list[Record]:
-    parser = Parser(source)
-    out: list[Record] = []
-    for number, value in enumerate(values, start=1):
-        records = parser.parse(value, number)
-        assert records is not None, value
-        out.extend(records)
-    return out + parser.finish()
+    return parsed_by(Parser(source), values)
 
 
 @pytest.fixture(scope="module")
@@ -293,7 +277,7 @@ def test_read_records_gives_every_corpus_line_a_record_and_leaves_none_unparsed(
     large: list[Record],
 ) -> None:
     path = corpus_file(FAMILY_DIR, LARGE)
-    wanted = {n for n, raw in enumerate(path.read_bytes().split(b"\n"), 1) if raw.strip()}
+    wanted = value_lines(path)
     assert {r.line for r in large} == wanted
     assert {r.session_id for r in large} == {LARGE_ID}
 
