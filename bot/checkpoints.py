@@ -14,6 +14,7 @@ start, and the messages already sent are updated in place, not posted again).
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -117,6 +118,14 @@ class Checkpoints:
 
     def archived_ids(self) -> set[str]:
         return self.store.archived_ids(self.job)
+
+    def is_archived(self, session_id: str) -> bool:
+        """Whether this job retired ``session_id`` to the store (it ended: kept there, not in
+        memory). Asked from the app's thread: a store it cannot read says no."""
+        try:
+            return self.store.archived(self.job, session_id) is not None
+        except sqlite3.Error:
+            return False
 
     def unarchive(self, session_id: str) -> Session | None:
         """An archived session, back for a late record of it (None: it cannot be read)."""

@@ -6,7 +6,7 @@ is one line on stderr and an ``app_failed`` event: posting goes on, the controls
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,13 +84,15 @@ class FollowedSessions:
     """The follower's sessions as the app asks about them (from the app's threads: reads of
     dicts the follower's thread changes, each a single look-up or a copy)."""
 
-    def __init__(self, sessions: Mapping[str, object], roots: Roots) -> None:
+    def __init__(self, sessions: Mapping[str, object], roots: Roots,
+                 retired: Callable[[str], bool] | None = None) -> None:  # fmt: skip
         self.sessions, self.roots = sessions, roots
+        self.retired = retired  # whether a session not in memory was retired to the store
 
     def state_of(self, session: str) -> str | None:
         found = self.sessions.get(session)
-        if found is None:
-            return None
+        if found is None:  # a retired session ended; Full output still reads it from the store
+            return FINISHED if self.retired is not None and self.retired(session) else None
         return FINISHED if getattr(found, "status", None) in _ENDED else RUNNING
 
     def session_of_thread(self, thread_ts: str) -> str | None:

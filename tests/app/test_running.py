@@ -28,6 +28,11 @@ def test_a_session_is_running_finished_or_not_followed_here() -> None:
     assert [sessions.state_of(s) for s in ("a", "b", "c")] == [RUNNING, FINISHED, None]
 
 
+def test_a_session_retired_to_the_store_is_finished_not_unfollowed() -> None:
+    sessions = FollowedSessions({}, {}, retired=lambda session: session == "old")
+    assert [sessions.state_of(s) for s in ("old", "other")] == [FINISHED, None]
+
+
 def test_a_thread_is_found_by_its_roots_ts() -> None:
     sent = {("a", "root"): Sent("1.1"), ("a", "text:1"): Sent("1.2"), ("b", "root"): Sent("2.1")}
     sessions = FollowedSessions({}, sent)
