@@ -264,11 +264,9 @@ def _users(given: list[str] | None) -> tuple[str, ...] | None:
 def _preview(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    import orjson
-
     from bot.config import load_settings  # SLACKTAIL_MAX_LINE_BYTES
     from bot.errors import FormatError
-    from bot.preview import build_preview, preview_document, preview_paths, preview_text
+    from bot.preview import build_preview, preview_paths, preview_text, write_document
     from bot.session import SessionSettings, Verbosity
 
     settings = SessionSettings(verbosity=Verbosity(args.verbosity))
@@ -278,8 +276,7 @@ def _preview(args: argparse.Namespace) -> int:
     preview = build_preview(paths, family=args.format, settings=settings,
                             max_line_bytes=limit)  # fmt: skip
     if args.json:
-        sys.stdout.buffer.write(orjson.dumps(preview_document(preview), option=orjson.OPT_INDENT_2))
-        sys.stdout.buffer.write(b"\n")
+        write_document(preview, sys.stdout.buffer.write)
     else:
         sys.stdout.write(preview_text(preview, styles=sys.stdout.isatty()) + "\n")
     for said in preview.not_understood:

@@ -16,8 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
+import orjson
+
 from blocks.message import Message
-from blocks.thread import thread_messages
+from blocks.thread import changed_messages, thread_messages
 from bot.errors import InputError
 from bot.formats import FAMILIES
 from bot.formats.reader import SourceReader
@@ -148,12 +150,29 @@ def preview_document(preview: Preview) -> dict[str, Any]:
     }
 
 
-def shown_messages(preview: Preview, session: Session) -> list[Message]:
-    """The session's messages as they would be sent: redacted once more."""
-    return [redact_value(message, preview.redactor) for message in thread_messages(session)]
+def write_document(preview: Preview, write: Callable[[bytes], object]) -> None:
+    """The ``--json`` document, byte for byte as ``orjson.dumps(preview_document(preview),
+    option=OPT_INDENT_2)`` writes it, given to ``write`` a message at a time: a long thread is
+    never held whole, as messages nor as JSON."""
+    write(b'{\n  "sessions": [')
+    for number, session in enumerate(preview.sessions()):
+        head = _indented(_session_head(session), 4)[:-6]  # without its closing "\n    }"
+        write((b"\n    " if number == 0 else b",\n    ") + head + b',\n      "messages": [')
+        for index, message in enumerate(_shown_one_at_a_time(preview, session)):
+            shown = {"key": message.key, "text": message.text, "blocks": list(message.blocks)}
+            write((b"\n        " if index == 0 else b",\n        ") + _indented(shown, 8))
+        write(b"\n      ]\n    }")
+    stats = _indented(preview_document_stats(preview), 2)
+    write((b"\n  ]" if preview.book.sessions else b"]") + b',\n  "stats": ' + stats + b"\n}\n")
 
 
-def _session_document(preview: Preview, session: Session) -> dict[str, Any]:
+def _indented(value: Any, depth: int) -> bytes:
+    """``value`` as indented JSON, nested ``depth`` spaces deep (a JSON text has no raw line
+    break but those of its indentation)."""
+    return orjson.dumps(value, option=orjson.OPT_INDENT_2).replace(b"\n", b"\n" + b" " * depth)
+
+
+def _session_head(session: Session) -> dict[str, Any]:
     return {
         "session_id": session.session_id,
         "agent": session.info.agent,
@@ -162,11 +181,24 @@ def _session_document(preview: Preview, session: Session) -> dict[str, Any]:
             {"id": call.id, "name": call.name, "status": call.status.value, "parent": call.parent}
             for call in session.calls.values()
         ],
-        "messages": [
-            {"key": m.key, "text": m.text, "blocks": list(m.blocks)}
-            for m in shown_messages(preview, session)
-        ],
     }
+
+
+def _shown_one_at_a_time(preview: Preview, session: Session) -> Iterator[Message]:
+    """``shown_messages``, built and redacted one at a time."""
+    for message in changed_messages(session, None):
+        yield redact_value(message, preview.redactor)
+
+
+def shown_messages(preview: Preview, session: Session) -> list[Message]:
+    """The session's messages as they would be sent: redacted once more."""
+    return [redact_value(message, preview.redactor) for message in thread_messages(session)]
+
+
+def _session_document(preview: Preview, session: Session) -> dict[str, Any]:
+    messages = shown_messages(preview, session)
+    shown = [{"key": m.key, "text": m.text, "blocks": list(m.blocks)} for m in messages]
+    return {**_session_head(session), "messages": shown}
 
 
 # --- terminal rendering ------------------------------------------------------------------

@@ -17,7 +17,13 @@ from blocks.limits import check_message
 from blocks.thread import thread_messages
 from bot.cli import main
 from bot.formats.reader import SourceReader
-from bot.preview import build_preview, expected_results, preview_document, preview_text
+from bot.preview import (
+    build_preview,
+    expected_results,
+    preview_document,
+    preview_text,
+    write_document,
+)
 from bot.session import SessionBook, SessionSettings, SessionStatus, Verbosity
 from bot.sources.files import read_bytes, split_lines
 from tests.conftest import CORPUS_MISSING, FIXTURES, corpus_file, corpus_files
@@ -125,6 +131,23 @@ def test_preview_json_matches_the_documented_shape(capsys: pytest.CaptureFixture
     assert set(session["tools"][0]) == {"id", "name", "status", "parent"}
     assert session["messages"][0]["key"] == "root"
     assert all(set(m) == {"key", "text", "blocks"} for m in session["messages"])
+
+
+STREAM = FIXTURES / "claude_stream_seed002.jsonl"
+TRANSCRIPT = FIXTURES / "claude_transcript_seed001.jsonl"
+
+
+@pytest.mark.parametrize(
+    "paths", [[], [STREAM], [STREAM, TRANSCRIPT]], ids=["no session", "one", "two sessions"]
+)
+def test_the_json_written_a_message_at_a_time_is_the_whole_document_indented(
+    paths: list[Path],
+) -> None:
+    preview = build_preview(paths)
+    out = io.BytesIO()
+    write_document(preview, out.write)
+    whole = orjson.dumps(preview_document(preview), option=orjson.OPT_INDENT_2) + b"\n"
+    assert out.getvalue() == whole
 
 
 def test_preview_text_shows_the_thread_readably(capsys: pytest.CaptureFixture[str]) -> None:
