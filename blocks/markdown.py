@@ -125,14 +125,14 @@ def _line(line: str) -> str:
         return _inline(line)
     if first in ("-", "*", "_") and _is_rule(stripped, first):
         return RULE
-    heading = _HEADING.match(line)
+    heading = _HEADING.match(line) if first == "#" else None
     if heading:
         title = _inline(_heading_text(line[heading.end() :]), in_bold=True).strip()
         return f"*{title}*" if title else ""
-    bullet = _BULLET.fullmatch(line)
+    bullet = _BULLET.fullmatch(line) if first in ("-", "*", "+") else None
     if bullet:
         return bullet.group(1) + _task(bullet.group(2))
-    numbered = _NUMBERED.fullmatch(line)
+    numbered = _NUMBERED.fullmatch(line) if "0" <= first <= "9" else None
     if numbered:
         return f"{numbered.group(1)}{numbered.group(2)} {_inline(numbered.group(3))}"
     return _inline(line)
