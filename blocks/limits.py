@@ -175,15 +175,17 @@ def _check_block_id(block_id: object, pointer: str, seen: set[str], scan: Scan) 
 def _text_object(
     obj: object, pointer: str, limit: int, scan: Scan, *, plain_only: bool = False
 ) -> None:
-    kinds = ("plain_text",) if plain_only else ("plain_text", "mrkdwn")
     if not isinstance(obj, dict):
         scan.problems.append(f"{pointer}: not a text object")
-    elif obj.get("type") not in kinds:
-        scan.problems.append(f"{pointer}/type: {obj.get('type')!r}, not {' or '.join(kinds)}")
-    elif not isinstance(obj.get("text"), str):
+        return
+    kind, text = obj.get("type"), obj.get("text")
+    if kind != "plain_text" and (plain_only or kind != "mrkdwn"):
+        kinds = "plain_text" if plain_only else "plain_text or mrkdwn"
+        scan.problems.append(f"{pointer}/type: {kind!r}, not {kinds}")
+    elif not isinstance(text, str):
         scan.problems.append(f"{pointer}/text: missing")
     else:
-        scan.slots.append(TextSlot(pointer, obj, limit, obj["type"], obj["text"]))
+        scan.slots.append(TextSlot(pointer, obj, limit, kind, text))
 
 
 def _elements(block: Block, pointer: str, most: int, scan: Scan) -> list[Any]:
