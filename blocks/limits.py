@@ -8,7 +8,6 @@ so what is measured is exactly what is checked and what is trimmed.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
@@ -41,31 +40,37 @@ Block = dict[str, Any]
 
 
 class TextSlot:
-    """One text of a message: `owner[\"text\"]`, at `pointer`, of at most `limit` characters,
-    and that text as it was when the blocks were scanned.
+    """One text of a message: `owner[\"text\"]`, `owner` being at `at`, of at most `limit`
+    characters, and that text as it was when the blocks were scanned.
 
     `kind` is `plain_text`, `mrkdwn`, `markdown` (a markdown block) or `rich_text`."""
 
-    def __init__(self, pointer: str, owner: dict[str, Any], limit: int, kind: str, text: str):
-        self.pointer = pointer
+    def __init__(self, at: str, owner: dict[str, Any], limit: int, kind: str, text: str):
+        self.at = at
         self.owner = owner
         self.limit = limit
         self.kind = kind
         self.text = text
 
     @property
+    def pointer(self) -> str:
+        """Where the text is (built only when a problem is reported)."""
+        return f"{self.at}/text"
+
+    @property
     def empty(self) -> bool:
         """Empty or blank (a rich_text run may be a single space, nothing else may be blank)."""
-        return not (self.text if self.kind == "rich_text" else self.text.strip())
+        text = self.text
+        return not text or (self.kind != "rich_text" and text.isspace())
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-@dataclass(slots=True)
 class Scan:
     """What a walk over blocks found: their texts, and what is wrong with their shape."""
 
-    slots: list[TextSlot] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
+    def __init__(self) -> None:
+        self.slots: list[TextSlot] = []
+        self.problems: list[str] = []
 
 
 def check_message(payload: Mapping[str, Any]) -> list[str]:
@@ -127,13 +132,31 @@ def scan_blocks(blocks: Sequence[object]) -> Scan:
             scan.problems.append(f"{pointer}: not an object")
             continue
         _check_block_id(block.get("block_id"), pointer, seen_ids, scan)
-        kind = block.get("type")
-        check = _BLOCK_CHECKS.get(kind) if isinstance(kind, str) else None
-        if check is None:
-            scan.problems.append(f"{pointer}/type: unknown block type {kind!r}")
-        else:
-            check(block, pointer, scan)
+        _check_block(block, pointer, scan)
     return scan
+
+
+def _check_block(block: Block, pointer: str, scan: Scan) -> None:
+    """One block checked by the rules of its type."""
+    kind = block.get("type")
+    if kind == "section":
+        _section(block, pointer, scan)
+    elif kind == "context":
+        _context(block, pointer, scan)
+    elif kind == "header":
+        _header(block, pointer, scan)
+    elif kind == "actions":
+        _actions(block, pointer, scan)
+    elif kind == "divider":
+        _divider(block, pointer, scan)
+    elif kind == "markdown":
+        _markdown(block, pointer, scan)
+    elif kind == "rich_text":
+        _rich_text(block, pointer, scan)
+    elif kind == "image":
+        _image(block, pointer, scan)
+    else:
+        scan.problems.append(f"{pointer}/type: unknown block type {kind!r}")
 
 
 def _check_block_id(block_id: object, pointer: str, seen: set[str], scan: Scan) -> None:
@@ -152,15 +175,17 @@ def _check_block_id(block_id: object, pointer: str, seen: set[str], scan: Scan) 
 def _text_object(
     obj: object, pointer: str, limit: int, scan: Scan, *, plain_only: bool = False
 ) -> None:
-    kinds = ("plain_text",) if plain_only else ("plain_text", "mrkdwn")
     if not isinstance(obj, dict):
         scan.problems.append(f"{pointer}: not a text object")
-    elif obj.get("type") not in kinds:
-        scan.problems.append(f"{pointer}/type: {obj.get('type')!r}, not {' or '.join(kinds)}")
-    elif not isinstance(obj.get("text"), str):
+        return
+    kind, text = obj.get("type"), obj.get("text")
+    if kind != "plain_text" and (plain_only or kind != "mrkdwn"):
+        kinds = "plain_text" if plain_only else "plain_text or mrkdwn"
+        scan.problems.append(f"{pointer}/type: {kind!r}, not {kinds}")
+    elif not isinstance(text, str):
         scan.problems.append(f"{pointer}/text: missing")
     else:
-        scan.slots.append(TextSlot(f"{pointer}/text", obj, limit, obj["type"], obj["text"]))
+        scan.slots.append(TextSlot(pointer, obj, limit, kind, text))
 
 
 def _elements(block: Block, pointer: str, most: int, scan: Scan) -> list[Any]:
@@ -258,7 +283,7 @@ def _markdown(block: Block, pointer: str, scan: Scan) -> None:
     if not isinstance(block.get("text"), str):
         scan.problems.append(f"{pointer}/text: missing")
     else:
-        slot = TextSlot(f"{pointer}/text", block, MARKDOWN_BLOCK_MAX, "markdown", block["text"])
+        slot = TextSlot(pointer, block, MARKDOWN_BLOCK_MAX, "markdown", block["text"])
         scan.slots.append(slot)
 
 
@@ -273,9 +298,7 @@ def _rich_text(block: Block, pointer: str, scan: Scan) -> None:
         if isinstance(node, dict):
             if node.get("type") == "text" and isinstance(node.get("text"), str):
                 text = node["text"]
-                scan.slots.append(
-                    TextSlot(f"{where}/text", node, MESSAGE_TEXT_BUDGET, "rich_text", text)
-                )
+                scan.slots.append(TextSlot(where, node, MESSAGE_TEXT_BUDGET, "rich_text", text))
             pending.extend((value, f"{where}/{key}") for key, value in node.items())
         elif isinstance(node, list):
             pending.extend((value, f"{where}/{i}") for i, value in enumerate(node))
@@ -283,15 +306,3 @@ def _rich_text(block: Block, pointer: str, scan: Scan) -> None:
 
 def _divider(block: Block, pointer: str, scan: Scan) -> None:
     """A divider has nothing to check."""
-
-
-_BLOCK_CHECKS = {
-    "header": _header,
-    "section": _section,
-    "context": _context,
-    "divider": _divider,
-    "actions": _actions,
-    "markdown": _markdown,
-    "rich_text": _rich_text,
-    "image": _image,
-}

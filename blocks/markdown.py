@@ -34,15 +34,18 @@ TABLE_WIDTH_MAX: Final = 120  # wider tables are not padded into columns
 
 def to_mrkdwn(markdown: str) -> str:
     """Convert Markdown to escaped Slack mrkdwn (see the module docstring)."""
-    lines = clean(markdown).split("\n")
+    text = clean(markdown)
+    fences = "```" in text or "~~~" in text  # else no line is asked for a fence or a table
+    tables = "|" in text
+    lines = text.split("\n")
     out: list[str] = []
     i = 0
     while i < len(lines):
         line = lines[i]
-        fence = _FENCE_OPEN.fullmatch(line) if "```" in line or "~~~" in line else None
+        fence = _FENCE_OPEN.fullmatch(line) if fences and ("```" in line or "~~~" in line) else None
         if fence and not (fence.group(2)[0] == "`" and "`" in fence.group(3)):
             i = _code_block(lines, i, fence, out)
-        elif "|" in line and i + 1 < len(lines) and _is_delimiter_row(lines[i + 1]):
+        elif tables and "|" in line and i + 1 < len(lines) and _is_delimiter_row(lines[i + 1]):
             i = _table(lines, i, out)
         else:
             out.append(_block_line(line) if line else line)  # a blank line stays blank
@@ -125,14 +128,14 @@ def _line(line: str) -> str:
         return _inline(line)
     if first in ("-", "*", "_") and _is_rule(stripped, first):
         return RULE
-    heading = _HEADING.match(line)
+    heading = _HEADING.match(line) if first == "#" else None
     if heading:
         title = _inline(_heading_text(line[heading.end() :]), in_bold=True).strip()
         return f"*{title}*" if title else ""
-    bullet = _BULLET.fullmatch(line)
+    bullet = _BULLET.fullmatch(line) if first in ("-", "*", "+") else None
     if bullet:
         return bullet.group(1) + _task(bullet.group(2))
-    numbered = _NUMBERED.fullmatch(line)
+    numbered = _NUMBERED.fullmatch(line) if "0" <= first <= "9" else None
     if numbered:
         return f"{numbered.group(1)}{numbered.group(2)} {_inline(numbered.group(3))}"
     return _inline(line)
