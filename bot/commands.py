@@ -291,11 +291,17 @@ def _follower(
         session_settings=session_settings, family=settings.format, since=settings.since,
         redactor=redactor, log=log, checkpoints=state.checkpoints,
         progress=progress, heartbeat=heartbeat, replay=replay,
-        approvals=ApprovalThreads(settings.state_dir or default_state_dir(), redactor=redactor),
+        approvals=ApprovalThreads(_approvals_dir(settings), redactor=redactor),
         surfaces=(*surfaces_for(settings, delivery, log), *_home(settings, slack, delivery, log)),
         plan_blocks=settings.plan_blocks,
     )  # fmt: skip
     return Follower(sources, delivery, options, core=state.restored.core, folder=folder)
+
+
+def _approvals_dir(settings: Settings) -> Path:
+    """Where `slacktail approvals` writes its requests: the state directory, even when the
+    embedded local Slack keeps this run's own state in memory."""
+    return settings.state_dir or default_state_dir()
 
 
 def _home(
@@ -319,10 +325,10 @@ def _app(
     api = slack.api.client
     client = WebClient(token=api.token, base_url=api.base_url, timeout=10)
     shared = None if state.store.path is None else state.store.path.parent
-    desk_dir = settings.state_dir or default_state_dir()  # where `slacktail approvals` asks
     output = full_output(calls_in(follower.core, state.checkpoints.unarchive), client,
                          redactor_for(settings))  # fmt: skip
-    controls = controls_for(stop, approvals=approvals_in(desk_dir), full_output=output)
+    decide = approvals_in(_approvals_dir(settings))  # where `slacktail approvals` asks
+    controls = controls_for(stop, approvals=decide, full_output=output)
     homes = [surface for surface in follower.surfaces if isinstance(surface, HomePublisher)]
     return app_beside(settings, slack.receiving, client, sessions, controls, log,
                       state_dir=shared, homes=homes)  # fmt: skip
