@@ -10,6 +10,7 @@ from typing import Final
 from blocks.message import Block, Message
 from blocks.sections import context, section
 from blocks.text import safe_line
+from bot.caps import APPROVAL_TOOL_SHOWN, APPROVER_SHOWN
 from bot.controls import APPROVE, DENY
 
 SUMMARY_SHOWN: Final = 500
@@ -36,7 +37,7 @@ def approval_key(request_id: str) -> str:
 
 def approval_message(view: ApprovalView, value: str) -> Message:
     """The request's message; ``value`` is its buttons' value (the session and the request)."""
-    tool = safe_line(view.tool, 100)
+    tool = safe_line(view.tool, APPROVAL_TOOL_SHOWN)
     asked = f"🔐 *Permission requested:* `{tool}`"
     summary = safe_line(view.summary, SUMMARY_SHOWN).replace("```", "`\u200b``")  # in its block
     head = section(f"{asked}\n```{summary}```" if summary else asked)
@@ -56,7 +57,7 @@ def outcome_text(view: ApprovalView) -> str:
         return f"⌛ Denied: no answer in {_duration(view.timeout_s)}"
     said = _DECIDED[view.decision]
     if view.decided_by:
-        said += f" by <@{safe_line(view.decided_by, 40)}>"
+        said += f" by <@{safe_line(view.decided_by, APPROVER_SHOWN)}>"
     if view.decided_at is not None:
         said += f" at {view.decided_at:%H:%M:%S} UTC"
     return said

@@ -6,6 +6,7 @@ from blocks.markdown import to_mrkdwn
 from blocks.message import Message
 from blocks.sections import MessageBlocks
 from blocks.text import safe_line, truncate_escaped
+from bot.caps import TEXT_FALLBACK_LINE
 from bot.session.thread import TextBatch
 
 BODY_LIMIT = 9000
@@ -18,5 +19,5 @@ def text_message(batch: TextBatch) -> Message:
     blocks.mrkdwn_sections(body)
     if batch.size > len(kept):
         blocks.context(f"_… {batch.size - len(kept):,} more characters not shown_")
-    text = safe_line(kept, 280) or "(empty)"
+    text = safe_line(kept, TEXT_FALLBACK_LINE) or "(empty)"
     return Message(batch.key, text, blocks.fitted())

@@ -14,6 +14,7 @@ from typing import Any, Final
 
 from blocks.figures import plural
 from blocks.text import FENCE, clean, code_span, escape_mrkdwn, neutralise_fences, safe_line
+from bot.caps import OUTPUT_SUMMARY_SHOWN, TOOL_NAME_SHOWN, WHY_SHOWN
 from bot.controls import FULL_OUTPUT_NEXT, FULL_OUTPUT_PREVIOUS
 
 PAGE_CHARS: Final = 12_000
@@ -66,7 +67,7 @@ def full_output_view(
 
 def changed_view(name: str, summary: str, why: str) -> View:
     """The modal when the output cannot be read again: what happened, said plainly."""
-    said = f":warning: The whole output cannot be shown: {safe_line(why, 300)}."
+    said = f":warning: The whole output cannot be shown: {safe_line(why, WHY_SHOWN)}."
     return _modal([_heading(name, summary), _section(said)])
 
 
@@ -85,8 +86,8 @@ def _modal(blocks: list[dict[str, Any]]) -> View:
 
 
 def _heading(name: str, summary: str) -> dict[str, Any]:
-    span = f" {code_span(summary, 400)}" if summary else ""
-    return _section(f"*{safe_line(name, 80)}*{span}")
+    span = f" {code_span(summary, OUTPUT_SUMMARY_SHOWN)}" if summary else ""
+    return _section(f"*{safe_line(name, TOOL_NAME_SHOWN)}*{span}")
 
 
 def _section(text: str) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from blocks.message import Block
 from blocks.sections import context, header, section
 from blocks.status import SessionSurface
 from blocks.text import escape_mrkdwn, safe_line
+from bot.caps import AGENT_SHOWN
 
 HOME_SESSIONS: Final = 45  # two blocks each: with the header and the count, under Slack's 100
 TITLE_LIMIT: Final = 120
@@ -51,7 +52,7 @@ def _headline(session: SessionSurface, link: str | None) -> str:
 
 
 def _details(session: SessionSurface) -> str:
-    parts = [safe_line(session.agent, 60)] if session.agent else []
+    parts = [safe_line(session.agent, AGENT_SHOWN)] if session.agent else []
     if session.doing:
         parts.append(safe_line(session.doing, DOING_LIMIT))
     parts.append(plural(session.calls, "tool call"))

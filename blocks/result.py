@@ -7,7 +7,17 @@ from blocks.markdown import to_mrkdwn
 from blocks.message import Message
 from blocks.sections import MessageBlocks
 from blocks.text import code_block, safe_line, truncate_escaped
-from bot.caps import DENIALS_SHOWN, FINAL_ANSWER_SHOWN
+from bot.caps import (
+    DENIAL_SHOWN,
+    DENIAL_TOOL_SHOWN,
+    DENIALS_SHOWN,
+    ERRORS_SHOWN,
+    FALLBACK_LINE,
+    FINAL_ANSWER_SHOWN,
+    MODELS_SHOWN,
+    RESULT_ERROR_SHOWN,
+    RESULT_SUBTYPE_SHOWN,
+)
 from bot.result_records import ResultStatus, SessionResult
 from bot.session.thread import ResultItem
 
@@ -25,7 +35,7 @@ def result_message(item: ResultItem) -> Message:
     if item.exit is not None:  # the session ended on the agent's exit: say how
         head += f" · {exit_words(item.exit)}"
     if result.subtype and result.subtype != "success":
-        head += f" · `{safe_line(result.subtype, 80)}`"
+        head += f" · `{safe_line(result.subtype, RESULT_SUBTYPE_SHOWN)}`"
     blocks = MessageBlocks()
     blocks.section(head)
     facts = _facts(result)
@@ -35,7 +45,7 @@ def result_message(item: ResultItem) -> Message:
     if result.text and result.text.strip() and not item.repeats_text:
         blocks.mrkdwn_sections(truncate_escaped(to_mrkdwn(result.text), FINAL_ANSWER_SHOWN))
     detail = result.error or result.text or (exit_words(item.exit) if item.exit else "")
-    text = safe_line(f"Session {word}. {detail}", 300)
+    text = safe_line(f"Session {word}. {detail}", FALLBACK_LINE)
     return Message(item.key, text, blocks.fitted())
 
 
@@ -55,7 +65,7 @@ def _facts(result: SessionResult) -> list[tuple[str, str]]:
     if tokens := _tokens(result):
         pairs.append(("Tokens", tokens))
     if result.models:
-        pairs.append(("Models", safe_line(", ".join(result.models), 300)))
+        pairs.append(("Models", safe_line(", ".join(result.models), MODELS_SHOWN)))
     return pairs
 
 
@@ -76,15 +86,15 @@ def _tokens(result: SessionResult) -> str:
 
 def _add_problems(blocks: MessageBlocks, result: SessionResult) -> None:
     if result.error:
-        blocks.section("*Error*\n" + code_block(result.error, 1500))
+        blocks.section("*Error*\n" + code_block(result.error, RESULT_ERROR_SHOWN))
     if result.errors:
-        joined = "\n".join(result.errors[:10])
-        blocks.section("*Errors*\n" + code_block(joined, 1500))
+        joined = "\n".join(result.errors[:ERRORS_SHOWN])
+        blocks.section("*Errors*\n" + code_block(joined, RESULT_ERROR_SHOWN))
     denials = result.permission_denials
     if denials:
         lines = [
-            f"• *{safe_line(d.tool_name, 60)}* "
-            + safe_line(d.summary or "", 200)
+            f"• *{safe_line(d.tool_name, DENIAL_TOOL_SHOWN)}* "
+            + safe_line(d.summary or "", DENIAL_SHOWN)
             for d in denials[:DENIALS_SHOWN]
         ]
         if len(denials) > DENIALS_SHOWN:

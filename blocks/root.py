@@ -17,10 +17,18 @@ from blocks.figures import (
     plural,
     slack_date,
 )
+from blocks.limits import HEADER_TEXT_MAX
 from blocks.message import Block, Message
 from blocks.sections import MessageBlocks
 from blocks.text import code_span, plain_text, safe_line
-from bot.caps import PROMPT_LINE, PROMPT_LINES
+from bot.caps import (
+    CWD_SHOWN,
+    FALLBACK_LINE,
+    INFO_SHOWN,
+    PROMPT_LINE,
+    PROMPT_LINES,
+    VERSION_SHOWN,
+)
 from bot.controls import STOP, button_value
 from bot.result_records import SessionResult
 from bot.session import Session, SessionStatus, ToolStatus
@@ -40,7 +48,7 @@ def root_message(session: Session, now: datetime | None = None) -> Message:
     agent = info.agent or "Agent"
     title = info.title or place(info.cwd) or f"session {_short_id(session.session_id)}"
     blocks = MessageBlocks()
-    blocks.header(plain_text(f"🤖 {agent}: {title}", 150))
+    blocks.header(plain_text(f"🤖 {agent}: {title}", HEADER_TEXT_MAX))
     if info.prompt:
         blocks.section(asked(info.prompt))
     blocks.fields(_facts(session))
@@ -48,7 +56,7 @@ def root_message(session: Session, now: datetime | None = None) -> Message:
     if session.settings.stop_button and session.status not in _ENDED:
         blocks.actions([stop_button(session.session_id)])
     word = SESSION_WORD[session.status].lower()
-    text = safe_line(f"{agent} session {session.session_id}: {word}", 300)
+    text = safe_line(f"{agent} session {session.session_id}: {word}", FALLBACK_LINE)
     return Message("root", text, blocks.fitted())
 
 
@@ -91,16 +99,16 @@ def place(cwd: str | None) -> str | None:
 
 def _facts(session: Session) -> list[tuple[str, str]]:
     info = session.info
-    pairs = [("Agent", safe_line(info.agent or "unknown", 200))]
+    pairs = [("Agent", safe_line(info.agent or "unknown", INFO_SHOWN))]
     if info.model:
-        pairs.append(("Model", safe_line(info.model, 200)))
+        pairs.append(("Model", safe_line(info.model, INFO_SHOWN)))
     if info.cwd:
-        pairs.append(("Working directory", code_span(info.cwd, 300)))
-    pairs.append(("Session", code_span(session.session_id, 200)))
+        pairs.append(("Working directory", code_span(info.cwd, CWD_SHOWN)))
+    pairs.append(("Session", code_span(session.session_id, INFO_SHOWN)))
     if session.timed and session.first_at is not None:  # the log's time, not when it was read
         pairs.append(("Started", slack_date(session.first_at)))
     if info.version:
-        pairs.append(("Version", safe_line(info.version, 100)))
+        pairs.append(("Version", safe_line(info.version, VERSION_SHOWN)))
     return pairs
 
 

@@ -4,10 +4,10 @@ added with the constructors, then fitted to Slack's limits once, at the end."""
 from __future__ import annotations
 
 from blocks.fit import fit_blocks
-from blocks.limits import CONTEXT_ELEMENTS_MAX, FIELD_TEXT_MAX, FIELDS_MAX
+from blocks.limits import CONTEXT_ELEMENTS_MAX, FIELD_TEXT_MAX, FIELDS_MAX, SECTION_TEXT_MAX
 from blocks.message import Block
 
-SECTION_LIMIT = 3000
+SECTION_LIMIT = SECTION_TEXT_MAX
 _FENCE = "```"
 
 

@@ -8,7 +8,7 @@ from typing import Final
 from blocks.message import Block, Message
 from blocks.sections import MessageBlocks, context
 from blocks.text import escape_mrkdwn, one_line, safe_line
-from bot.caps import TODOS_SHOWN
+from bot.caps import TODO_SHOWN, TODOS_SHOWN
 from bot.records import Todo
 from bot.session import Session
 
@@ -22,11 +22,11 @@ _TASK_STATUS: Final = {
 
 def todo_line(todo: Todo) -> str:
     mark = _MARK.get(todo.status, "▫️")
-    content = safe_line(todo.content, 300)
+    content = safe_line(todo.content, TODO_SHOWN)
     if todo.status == "completed":
         return f"{mark} ~{content}~"
     if todo.status == "in_progress":
-        doing = safe_line(todo.active_form or todo.content, 300)
+        doing = safe_line(todo.active_form or todo.content, TODO_SHOWN)
         return f"{mark} *{doing}*"
     priority = f" _({escape_mrkdwn(todo.priority)})_" if todo.priority else ""
     return f"{mark} {content}{priority}"

@@ -4,11 +4,20 @@ and a short preview of its result or error. Updated in place as the calls finish
 from __future__ import annotations
 
 from blocks.figures import TOOL_EMOJI, duration, plural
+from blocks.limits import BLOCK_ID_MAX
 from blocks.markdown import to_mrkdwn
 from blocks.message import Block, Message
 from blocks.sections import MessageBlocks
 from blocks.text import code_block, code_span, escape_mrkdwn, one_line, safe_line, truncate_escaped
-from bot.caps import ERROR_PREVIEW, RESULT_PREVIEW
+from bot.caps import (
+    CALL_SUMMARY_SHOWN,
+    ERROR_PREVIEW,
+    FALLBACK_LINE,
+    LATEST_SHOWN,
+    NARRATION_SHOWN,
+    RESULT_PREVIEW,
+    TOOL_NAME_SHOWN,
+)
 from bot.controls import FULL_OUTPUT, button_value
 from bot.session import Session, ToolCallState, ToolStatus
 from bot.session.thread import Narration, ToolGroup
@@ -22,20 +31,20 @@ def tools_message(group: ToolGroup, session: Session) -> Message:
     summary: list[str] = []  # gathered in the same walk over the entries
     for entry in group.entries:
         if isinstance(entry, Narration):
-            blocks.section(truncate_escaped(to_mrkdwn(entry.text), 2000))
+            blocks.section(truncate_escaped(to_mrkdwn(entry.text), NARRATION_SHOWN))
         else:
             call = session.calls[entry]
             _add_call_blocks(blocks, call, session)
             summary.append(f"{call.name} {TOOL_EMOJI[call.status]}")
-    text = safe_line(f"Tools: {', '.join(summary)}", 300)
+    text = safe_line(f"Tools: {', '.join(summary)}", FALLBACK_LINE)
     return Message(group.key, text, blocks.fitted())
 
 
 def call_line(call: ToolCallState) -> str:
     """``✅ *Bash* `npm test` · 2.3s``; an interrupted or orphaned call says so."""
-    line = f"{TOOL_EMOJI[call.status]} *{safe_line(call.name, 80)}*"
+    line = f"{TOOL_EMOJI[call.status]} *{safe_line(call.name, TOOL_NAME_SHOWN)}*"
     if call.summary:
-        line += " " + code_span(call.summary, 220)
+        line += " " + code_span(call.summary, CALL_SUMMARY_SHOWN)
     if (seconds := call.duration_s) is not None:
         line += f" · {duration(seconds)}"
     if call.status in (ToolStatus.INTERRUPTED, ToolStatus.ORPHANED):
@@ -72,7 +81,8 @@ def _full_output_button(session_id: str, call_id: str) -> Block:
     value = button_value(session_id, call=call_id)
     button = {"type": "button", "text": {"type": "plain_text", "text": "Full output"},
               "action_id": FULL_OUTPUT, "value": value}  # fmt: skip
-    return {"type": "actions", "block_id": f"full_output:{call_id}"[:255], "elements": [button]}
+    block_id = f"full_output:{call_id}"[:BLOCK_ID_MAX]
+    return {"type": "actions", "block_id": block_id, "elements": [button]}
 
 
 def result_note(call: ToolCallState) -> str:
@@ -98,4 +108,4 @@ def subagent_note(call: ToolCallState, session: Session) -> str:
         parts.append(f"{failed} failed")
     latest = children[-1]
     latest_text = f"{latest.name} {latest.summary}".strip()
-    return f"↳ {', '.join(parts)} · latest: {safe_line(latest_text, 120)}"
+    return f"↳ {', '.join(parts)} · latest: {safe_line(latest_text, LATEST_SHOWN)}"

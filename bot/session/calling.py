@@ -13,7 +13,13 @@ import sys
 from datetime import datetime
 from typing import TYPE_CHECKING, Final
 
-from bot.caps import ANSWER_KEPT, EARLY_OUTPUT_CAP, OK_PREVIEW_LIMIT, PREVIEW_LIMIT
+from bot.caps import (
+    ANSWER_KEPT,
+    EARLY_OUTPUT_CAP,
+    OK_PREVIEW_LIMIT,
+    PREVIEW_LIMIT,
+    SUMMARY_LIMIT,
+)
 from bot.records import Delegation, ToolCall, ToolResult
 from bot.session.thread import DelegationItem, ToolGroup
 from bot.session.tool_calls import (
@@ -57,7 +63,7 @@ def delegation(session: Session, record: Delegation, at: datetime | None, shown:
     call = ToolCallState(
         id=record.call_id,
         name=f"delegate to {record.member}" if record.member else "delegate",
-        summary=" ".join(record.task.split())[:200],
+        summary=" ".join(record.task.split())[:SUMMARY_LIMIT],
         status=ToolStatus.PENDING,
         parent=parent,
         started_at=at,
