@@ -10,10 +10,9 @@ from typing import Final
 from blocks.message import Block, Message
 from blocks.sections import context, section
 from blocks.text import safe_line
-from bot.caps import APPROVAL_TOOL_SHOWN, APPROVER_SHOWN
+from bot.caps import APPROVAL_SHOWN, APPROVAL_TOOL_SHOWN, APPROVER_SHOWN
 from bot.controls import APPROVE, DENY
 
-SUMMARY_SHOWN: Final = 500
 _DECIDED: Final = {"allow": "✅ Approved", "deny": "⛔ Denied"}
 
 
@@ -39,7 +38,7 @@ def approval_message(view: ApprovalView, value: str) -> Message:
     """The request's message; ``value`` is its buttons' value (the session and the request)."""
     tool = safe_line(view.tool, APPROVAL_TOOL_SHOWN)
     asked = f"🔐 *Permission requested:* `{tool}`"
-    summary = safe_line(view.summary, SUMMARY_SHOWN).replace("```", "`\u200b``")  # in its block
+    summary = safe_line(view.summary, APPROVAL_SHOWN).replace("```", "`\u200b``")  # in its block
     head = section(f"{asked}\n```{summary}```" if summary else asked)
     if view.decision is None:
         blocks: tuple[Block, ...] = (head, _buttons(value))

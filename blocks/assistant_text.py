@@ -6,15 +6,13 @@ from blocks.markdown import to_mrkdwn
 from blocks.message import Message
 from blocks.sections import MessageBlocks
 from blocks.text import safe_line, truncate_escaped
-from bot.caps import TEXT_FALLBACK_LINE
+from bot.caps import TEXT_FALLBACK_LINE, TEXT_SHOWN
 from bot.session.thread import TextBatch
-
-BODY_LIMIT = 9000
 
 
 def text_message(batch: TextBatch) -> Message:
     kept = batch.text  # read once: it is a property
-    body = truncate_escaped(to_mrkdwn(kept), BODY_LIMIT)
+    body = truncate_escaped(to_mrkdwn(kept), TEXT_SHOWN)
     blocks = MessageBlocks()
     blocks.mrkdwn_sections(body)
     if batch.size > len(kept):

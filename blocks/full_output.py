@@ -2,7 +2,7 @@
 name and a summary of what it was asked at the top and Previous / Next buttons between pages.
 
 A view holds at most 100 blocks and 250 kB, a section's text at most 3,000 characters: a page is
-at most ``PAGE_CHARS`` characters of output (cut at a line's end where one is near), shown as
+at most ``OUTPUT_PAGE_CHARS`` characters of output (cut at a line's end where one is near), shown as
 code sections of at most ``SECTION_CHARS`` escaped characters each, so a page of the worst text
 (every character escaped to five, or four bytes each) still fits.
 """
@@ -14,10 +14,9 @@ from typing import Any, Final
 
 from blocks.figures import plural
 from blocks.text import FENCE, clean, code_span, escape_mrkdwn, neutralise_fences, safe_line
-from bot.caps import OUTPUT_SUMMARY_SHOWN, TOOL_NAME_SHOWN, WHY_SHOWN
+from bot.caps import OUTPUT_PAGE_CHARS, OUTPUT_SUMMARY_SHOWN, TOOL_NAME_SHOWN, WHY_SHOWN
 from bot.controls import FULL_OUTPUT_NEXT, FULL_OUTPUT_PREVIOUS
 
-PAGE_CHARS: Final = 12_000
 SECTION_CHARS: Final = 2_900  # within a section's 3,000, with the fences
 TITLE: Final = "Full output"
 _LINE_WINDOW: Final = 2_000  # how far back a page's end looks for a line's end
@@ -26,12 +25,12 @@ View = dict[str, Any]
 
 
 def pages_of(output: str) -> list[str]:
-    """``output`` cut in pages of at most ``PAGE_CHARS`` characters, at a line's end when one
+    """``output`` cut in pages of at most ``OUTPUT_PAGE_CHARS`` characters, at a line's end when one
     is within the last ``_LINE_WINDOW`` characters of the page."""
     pages: list[str] = []
     start = 0
     while start < len(output):
-        end = min(start + PAGE_CHARS, len(output))
+        end = min(start + OUTPUT_PAGE_CHARS, len(output))
         if end < len(output):
             newline = output.rfind("\n", end - _LINE_WINDOW, end)
             end = newline + 1 if newline > start else end

@@ -4,18 +4,14 @@ title (or first prompt), last activity and a link to its thread; the rest counte
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Any
 
 from blocks.figures import SESSION_EMOJI, SESSION_WORD, plural, slack_date
 from blocks.message import Block
 from blocks.sections import context, header, section
 from blocks.status import SessionSurface
 from blocks.text import escape_mrkdwn, safe_line
-from bot.caps import AGENT_SHOWN
-
-HOME_SESSIONS: Final = 45  # two blocks each: with the header and the count, under Slack's 100
-TITLE_LIMIT: Final = 120
-DOING_LIMIT: Final = 150
+from bot.caps import AGENT_SHOWN, HOME_DOING_SHOWN, HOME_SESSIONS, HOME_TITLE_SHOWN
 
 
 def home_view(sessions: Sequence[SessionSurface], links: Mapping[str, str], *,
@@ -45,7 +41,7 @@ def home_view(sessions: Sequence[SessionSurface], links: Mapping[str, str], *,
 
 def _headline(session: SessionSurface, link: str | None) -> str:
     title = session.title or session.session_id
-    shown = safe_line(title, TITLE_LIMIT) or escape_mrkdwn(session.session_id)
+    shown = safe_line(title, HOME_TITLE_SHOWN) or escape_mrkdwn(session.session_id)
     named = f"<{link}|{shown.replace('|', '¦')}>" if link else shown
     word = SESSION_WORD[session.status]
     return f"{SESSION_EMOJI[session.status]} *{named}*\n{word}"
@@ -54,7 +50,7 @@ def _headline(session: SessionSurface, link: str | None) -> str:
 def _details(session: SessionSurface) -> str:
     parts = [safe_line(session.agent, AGENT_SHOWN)] if session.agent else []
     if session.doing:
-        parts.append(safe_line(session.doing, DOING_LIMIT))
+        parts.append(safe_line(session.doing, HOME_DOING_SHOWN))
     parts.append(plural(session.calls, "tool call"))
     if session.last is not None:
         parts.append(f"last activity {slack_date(session.last)}")

@@ -9,9 +9,9 @@ from datetime import datetime
 from typing import Final
 
 from blocks.text import one_line
+from bot.caps import STATUS_LIMIT
 from bot.session import Session, SessionStatus
 
-STATUS_LIMIT: Final = 120  # characters of the line under a thread
 THINKING: Final = "thinking…"
 # A session's status -> its agent session's: the Stop button shows while it is processing.
 _AGENT_STATES: Final = {

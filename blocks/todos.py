@@ -8,12 +8,11 @@ from typing import Final
 from blocks.message import Block, Message
 from blocks.sections import MessageBlocks, context
 from blocks.text import escape_mrkdwn, one_line, safe_line
-from bot.caps import TODO_SHOWN, TODOS_SHOWN
+from bot.caps import TASK_TITLE_LIMIT, TODO_SHOWN, TODOS_SHOWN
 from bot.records import Todo
 from bot.session import Session
 
 _MARK: Final = {"completed": "✅", "in_progress": "🔄", "pending": "⬜", "cancelled": "🚫"}
-TASK_TITLE_LIMIT: Final = 150
 # A todo's status -> its task card's (a card is pending, in_progress, complete or error).
 _TASK_STATUS: Final = {
     "completed": "complete", "in_progress": "in_progress", "cancelled": "complete",

@@ -10,6 +10,7 @@ from blocks.message import Block, Message
 from blocks.sections import MessageBlocks
 from blocks.text import code_block, code_span, escape_mrkdwn, one_line, safe_line, truncate_escaped
 from bot.caps import (
+    CALL_ID_MAX,
     CALL_SUMMARY_SHOWN,
     ERROR_PREVIEW,
     FALLBACK_LINE,
@@ -22,8 +23,6 @@ from bot.controls import FULL_OUTPUT, button_value
 from bot.session import Session, ToolCallState, ToolStatus
 from bot.session.thread import Narration, ToolGroup
 from bot.session.tool_calls import OPEN_STATUSES
-
-_ID_MAX = 200  # a call id longer than this gets no Full output button (a value's room)
 
 
 def tools_message(group: ToolGroup, session: Session) -> Message:
@@ -63,7 +62,7 @@ def _add_call_blocks(blocks: MessageBlocks, call: ToolCallState, session: Sessio
     if subagent or result:  # `context` leaves an empty one out
         blocks.context(subagent, result)
     at = call.output_at
-    if session.settings.controls and at is not None and _cut(call) and len(call.id) <= _ID_MAX:
+    if session.settings.controls and at is not None and _cut(call) and len(call.id) <= CALL_ID_MAX:
         blocks.items.append(_full_output_button(session.session_id, call.id))
 
 

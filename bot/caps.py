@@ -59,3 +59,14 @@ TODO_SHOWN: Final = 300  # a todo's text
 AGENT_SHOWN: Final = 60  # an agent's name on the Home tab
 APPROVAL_TOOL_SHOWN: Final = 100  # the tool an approval request is for
 APPROVER_SHOWN: Final = 40  # who decided an approval request
+
+# What a message, a view or a page shows, moved here from the message builders.
+TEXT_SHOWN: Final = 9000  # of consecutive assistant text (a text message's body)
+APPROVAL_SHOWN: Final = 500  # of what an approval request asks to run
+HOME_SESSIONS: Final = 45  # sessions on the Home tab: two blocks each, under Slack's 100
+HOME_TITLE_SHOWN: Final = 120  # a session's title on the Home tab
+HOME_DOING_SHOWN: Final = 150  # what a session is doing, on the Home tab
+TASK_TITLE_LIMIT: Final = 150  # a todo's title in a plan's task list
+STATUS_LIMIT: Final = 120  # characters of the status line under a thread
+CALL_ID_MAX: Final = 200  # a call id longer than this gets no Full output button
+OUTPUT_PAGE_CHARS: Final = 12_000  # characters of a call's output on one Full output page

@@ -15,8 +15,9 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any, Final
 
-from blocks.home import HOME_SESSIONS, home_view
+from blocks.home import home_view
 from blocks.status import SessionSurface
+from bot.caps import HOME_SESSIONS
 from bot.config import Settings
 from bot.delivery.deliverer import Delivery
 from bot.delivery.slack_api import SlackApi

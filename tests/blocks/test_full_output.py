@@ -7,7 +7,6 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from blocks.full_output import (
-    PAGE_CHARS,
     changed_view,
     full_output_view,
     pages_of,
@@ -15,6 +14,7 @@ from blocks.full_output import (
 )
 from blocks.text import unescape_mrkdwn
 from blocks.thread import thread_messages
+from bot.caps import OUTPUT_PAGE_CHARS
 from bot.controls import FULL_OUTPUT, read_value
 from bot.localslack.limits import message_errors
 from bot.localslack.limits_views import view_errors
@@ -71,7 +71,8 @@ def test_a_long_output_is_paged_and_its_pages_join_to_the_whole_output() -> None
 
 
 def test_the_worst_page_fits_a_view() -> None:
-    for text in ("&" * 3 * PAGE_CHARS, "\U0001f600" * 3 * PAGE_CHARS, "<>" * PAGE_CHARS):
+    page_chars = OUTPUT_PAGE_CHARS
+    for text in ("&" * 3 * page_chars, "\U0001f600" * 3 * page_chars, "<>" * page_chars):
         for page in range(len(pages_of(text))):
             view = full_output_view("Bash", "x" * 5000, text, page, value)
             assert view_errors(view, ("modal",)) is None

@@ -7,8 +7,9 @@ from datetime import UTC, datetime, timedelta
 
 import orjson
 
-from blocks.home import HOME_SESSIONS, home_view
+from blocks.home import home_view
 from blocks.status import surface_of
+from bot.caps import HOME_SESSIONS
 from bot.localslack.limits_views import view_errors
 from bot.records import Origin, UserText
 from bot.session import Session

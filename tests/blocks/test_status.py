@@ -1,6 +1,7 @@
 from __future__ import annotations
 
-from blocks.status import STATUS_LIMIT, THINKING, agent_state, doing_now
+from blocks.status import THINKING, agent_state, doing_now
+from bot.caps import STATUS_LIMIT
 from bot.records import Origin, ToolCall
 from bot.result_records import ResultStatus, SessionResult, TurnEnded
 from bot.session import SessionStatus

@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from blocks.thread import thread_messages
-from blocks.todos import TASK_TITLE_LIMIT, todos_message
-from bot.caps import TODOS_SHOWN
+from blocks.todos import todos_message
+from bot.caps import TASK_TITLE_LIMIT, TODOS_SHOWN
 from bot.localslack.limits import message_errors
 from bot.records import Origin, Todo, TodoUpdate
 from bot.session import Session
