@@ -7,6 +7,7 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 import pytest
@@ -17,6 +18,9 @@ from bot.localslack import LocalSlack
 from bot.logs import EventLog
 from bot.records import Record
 from bot.sources.files import read_bytes, split_lines
+
+if TYPE_CHECKING:
+    from bot.config import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("SLACKTAIL_SHARED", ROOT.parent / "shared"))
@@ -111,6 +115,26 @@ def _private_state_dir(
     state = tmp_path_factory.mktemp("xdg-state")
     monkeypatch.setenv("XDG_STATE_HOME", str(state))
     monkeypatch.delenv("SLACKTAIL_STATE_DIR", raising=False)
+
+
+@pytest.fixture
+def follow_settings(monkeypatch: pytest.MonkeyPatch) -> Callable[[list[str]], Settings]:
+    """The settings ``slacktail follow ARGS`` would follow with (the follow itself not run)."""
+    from bot import commands
+    from bot.cli import main
+
+    seen: list[Settings] = []
+
+    def follow(settings: Settings, path: str, **options: object) -> int:
+        seen.append(settings)
+        return 0
+
+    def settings_of(args: list[str]) -> Settings:
+        monkeypatch.setattr(commands, "follow", follow)
+        assert main(["follow", *args]) == 0
+        return seen.pop()
+
+    return settings_of
 
 
 WORKSPACE_TOKEN = "xoxb-workspace-test-0123456789"

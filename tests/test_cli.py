@@ -7,13 +7,14 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 import bot.preview
 from bot.cli import LOG_LEVELS, VERBOSITIES, main
+from bot.config import Settings
 from bot.logs import LEVELS
 from bot.session import Verbosity
 from tests.conftest import FIXTURES, ROOT
@@ -192,8 +193,9 @@ def test_the_readme_quickstart_replays_the_example_it_ships() -> None:
     assert Path(ROOT / "examples" / "claude-session.jsonl").is_file()
 
 
-def test_allow_user_is_repeatable_and_takes_comma_separated_ids() -> None:
-    from bot.cli import _users
-
-    assert _users(["U1", "U2,U3"]) == ("U1", "U2", "U3")
-    assert _users(None) is None
+def test_allow_user_is_repeatable_and_takes_comma_separated_ids(
+    follow_settings: Callable[[list[str]], Settings],
+) -> None:
+    allowed = ["--allow-user", "U1", "--allow-user", "U2, U3,", "x.log"]
+    assert follow_settings(allowed).allow_users == ("U1", "U2", "U3")
+    assert follow_settings(["x.log"]).allow_users == ()  # none given: the setting's default

@@ -211,7 +211,10 @@ class AgentCommand:
             self._received = received
         return self._quiet_since + self._exit_grace - now
 
-    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+    def on_signal(self, signum: int, frame: FrameType | None) -> None:
+        """The handler slacktail installs for SIGINT and SIGTERM while it runs the agent (with
+        ``forward_signals``): the signal is forwarded to the agent, or, once the agent exited,
+        handed to ``after_exit``."""
         if self._after_exit is not None and self._process.poll() is not None:
             self._after_exit(signum, frame)  # the agent is gone: the signal is slacktail's
             return
@@ -226,7 +229,7 @@ class AgentCommand:
             log.debug("not on the main thread: signals are not forwarded to %s", self.name)
             return
         for signum in FORWARDED_SIGNALS:
-            self._previous[signum] = signal.signal(signum, self._on_signal)
+            self._previous[signum] = signal.signal(signum, self.on_signal)
 
     def _restore_handlers(self) -> None:
         previous, self._previous = self._previous, {}

@@ -2,21 +2,13 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 from hypothesis import given
 from hypothesis import strategies as st
 
-from blocks.markdown import _code_spans
-from blocks.text import (
-    _CONTROL,
-    _NEEDS_CLEAN,
-    ELLIPSIS,
-    _apply_carriage_returns,
-    _truncate,
-    clean,
-    escape_mrkdwn,
-    one_line,
-    safe_line,
-)
+from blocks.markdown import to_mrkdwn
+from blocks.text import GRAVE, clean, escape_mrkdwn, one_line, safe_line, truncate_escaped
 
 # Text rich in what the shortcuts look for: spaces, newlines, tabs, controls, escapes, marks.
 spaced_text = st.lists(
@@ -32,38 +24,54 @@ spaced_text = st.lists(
 ).map("".join)
 
 
+def to_clean(char: str) -> bool:
+    """The plain rule of what cleaning removes: a control character but a tab or a newline,
+    and the bidi overrides and isolates."""
+    return (unicodedata.category(char) == "Cc" and char not in "\t\n") or (
+        "\u202a" <= char <= "\u202e" or "\u2066" <= char <= "\u2069"
+    )
+
+
 def plain_clean(text: str) -> str:
-    if _NEEDS_CLEAN.search(text) is None:
-        return text
-    if "\r" in text:
-        text = _apply_carriage_returns(text)
-    return _CONTROL.sub("", text)
+    """`clean` the regex's way: a control character after a newline of its own makes `clean`
+    take it, and adds nothing to what the text gives (escape sequences end at a newline)."""
+    return clean(text + "\n\x00")[:-1]
+
+
+def masked(text: str) -> str:
+    """``<`` and backticks as other characters a cut treats alike: `truncate_escaped` then cuts
+    as `one_line` does (no link to keep whole, no code block to close)."""
+    return text.replace("<", "\x01").replace("`", "\x02")
 
 
 def plain_one_line(text: str, limit: int) -> str:
-    flat = " ".join(plain_clean(text).split())
-    return _truncate(flat, limit, ELLIPSIS, False, escaped=True, mrkdwn=False)
+    """`one_line` the plain way (masked): clean it all, collapse its white space, then cut."""
+    return truncate_escaped(masked(" ".join(plain_clean(text).split())), limit)
+
+
+def assert_one_line_is_plain(text: str, limit: int) -> None:
+    assert masked(one_line(text, limit)) == plain_one_line(text, limit)
+    assert masked(safe_line(text, limit)) == plain_one_line(escape_mrkdwn(text), limit)
 
 
 @given(spaced_text)
 def test_clean_answers_as_the_regex_does(text: str) -> None:
     assert clean(text) == plain_clean(text)
+    assert (clean(text) == text) == (not any(map(to_clean, text)))  # as is when nothing to clean
 
 
 @given(spaced_text, st.integers(min_value=1, max_value=30))
 def test_one_line_flattens_only_what_its_cut_needs(text: str, limit: int) -> None:
-    assert one_line(text, limit) == plain_one_line(text, limit)
-    assert safe_line(text, limit) == plain_one_line(escape_mrkdwn(text), limit)
+    assert_one_line_is_plain(text, limit)
 
 
 def test_one_line_of_a_long_text_is_cut_from_its_first_lines() -> None:
     lines = [f"{n:>6}→{'  ' * (n % 4)}line {n}\t& <more>" for n in range(2000)]
     text = "\n".join(lines)
     for limit in (20, 160, 280):
-        assert one_line(text, limit) == plain_one_line(text, limit)
-        assert safe_line(text, limit) == plain_one_line(escape_mrkdwn(text), limit)
+        assert_one_line_is_plain(text, limit)
     blank_start = "\n" * 5000 + " " * 3000 + text
-    assert one_line(blank_start, 160) == plain_one_line(blank_start, 160)
+    assert_one_line_is_plain(blank_start, 160)
 
 
 def test_one_line_of_one_long_line_is_cut_within_it_unless_cleaning_spans_the_cut() -> None:
@@ -72,10 +80,9 @@ def test_one_line_of_one_long_line_is_cut_within_it_unless_cleaning_spans_the_cu
     for end in ends:
         for text in (line + end, end + line, "first\n" + line + end + "\nlast"):
             for limit in (20, 160, 280):
-                assert one_line(text, limit) == plain_one_line(text, limit)
-                assert safe_line(text, limit) == plain_one_line(escape_mrkdwn(text), limit)
+                assert_one_line_is_plain(text, limit)
     straddling = "a" * 200 + "\x1b[" + "3" * 300 + "m tail"
-    assert one_line(straddling, 100) == plain_one_line(straddling, 100)
+    assert_one_line_is_plain(straddling, 100)
 
 
 def plain_code_spans(text: str) -> list[tuple[int, int, str]]:
@@ -97,6 +104,34 @@ def plain_code_spans(text: str) -> list[tuple[int, int, str]]:
     return spans
 
 
-@given(spaced_text)
+def plain_code(content: str) -> str:
+    """A code span's mrkdwn: blank content as it is, else one space trimmed from both ends."""
+    if not content.strip():
+        return escape_mrkdwn(content)
+    if content.startswith(" ") and content.endswith(" ") and len(content) > 2:
+        content = content[1:-1]
+    return "`" + escape_mrkdwn(content.replace("`", GRAVE)) + "`"
+
+
+def plain_inline_code(text: str) -> str:
+    """A line of words and backticks as mrkdwn: its code spans paired the obvious way, the
+    backticks outside them replaced."""
+    out = []
+    position = 0
+    for start, end, content in plain_code_spans(text):
+        out.append(escape_mrkdwn(text[position:start]).replace("`", GRAVE))
+        out.append(plain_code(content))
+        position = end
+    return "".join(out) + escape_mrkdwn(text[position:]).replace("`", GRAVE)
+
+
+WORDS = ["a", "b c", " ", "  ", "&"]
+backticked_line = st.one_of(
+    st.lists(st.sampled_from([*WORDS, "`"])),  # single backticks only
+    st.lists(st.sampled_from([*WORDS, "`", "``", "```"])),
+).map(lambda parts: "a" + "".join(parts))  # a word first: no block syntax
+
+
+@given(backticked_line)
 def test_code_spans_pair_backtick_runs_as_the_obvious_way_does(text: str) -> None:
-    assert _code_spans(text) == plain_code_spans(text)
+    assert to_mrkdwn(text) == plain_inline_code(text)

@@ -3,12 +3,14 @@ and the text module's shortcuts for spacing and cleaning, each compared with the
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from blocks.markdown import RULE, _is_rule, to_mrkdwn
-from blocks.text import _NEEDS_CLEAN, _nothing_to_clean, _spaced
+from blocks.markdown import RULE, to_mrkdwn
+from blocks.text import clean, one_line
 
 
 @pytest.mark.parametrize(
@@ -62,7 +64,7 @@ def test_a_numbered_item_starts_with_an_ascii_digit_and_a_space_after_its_dot(
 def test_rules_are_told_as_by_counting(stripped: str) -> None:
     mark = stripped[0]
     expected = stripped.count(mark) >= 3 and set(stripped) <= {mark, " "}
-    assert _is_rule(stripped, mark) == expected
+    assert (to_mrkdwn(stripped) == RULE) == expected
 
 
 def test_a_list_item_is_not_a_rule_but_a_rule_is() -> None:
@@ -77,18 +79,26 @@ spaced_text = st.lists(
 ).map("".join)
 
 
-def spaced_by_replace(text: str) -> str | None:
-    spaced = text.replace("\n", " ").replace("\t", " ")
-    return spaced if spaced.isprintable() else None
+def to_clean(char: str) -> bool:
+    """What cleaning removes: a control character but a tab or a newline, a bidi override."""
+    return (unicodedata.category(char) == "Cc" and char not in "\t\n") or (
+        "\u202a" <= char <= "\u202e" or "\u2066" <= char <= "\u2069"
+    )
+
+
+def flat_by_split(text: str) -> str:
+    """One line the plain way: cleaned (the regex's way: a control character of its own after
+    it), then its white space collapsed by `str.split`."""
+    return " ".join(clean(text + "\n\x00").split())
 
 
 @given(spaced_text)
-def test_spacing_translated_as_bytes_is_spacing_by_replace(text: str) -> None:
-    assert _spaced(text) == spaced_by_replace(text)
+def test_spacing_translated_as_bytes_is_spacing_by_split(text: str) -> None:
+    assert one_line(text, len(text) + 1) == flat_by_split(text)
 
 
 @pytest.mark.parametrize("code", range(0x100))
 def test_each_character_up_to_ff_is_spaced_and_cleaned_as_the_plain_way(code: int) -> None:
     for text in (chr(code), f"ascii {chr(code)} text", f"wider → {chr(code)}"):
-        assert _spaced(text) == spaced_by_replace(text)
-        assert _nothing_to_clean(text) == (_NEEDS_CLEAN.search(text) is None)
+        assert one_line(text, len(text) + 1) == flat_by_split(text)
+        assert (clean(text) == text) == (not any(map(to_clean, text)))

@@ -4,11 +4,13 @@ session (agents.sessions.setStatus), followed from a growing log into the local 
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from pathlib import Path
 
 import orjson
 import pytest
 
+from bot.config import Settings
 from bot.delivery import Delivery, SlackApi
 from bot.delivery.status import (
     AWAY_PAUSE_S,
@@ -194,8 +196,9 @@ def test_agent_sessions_are_off_unless_asked_for(
     assert slack.agent_session(slack.channel_id(), run.thread_ts) is None
 
 
-def test_the_settings_choose_the_surfaces(monkeypatch: pytest.MonkeyPatch) -> None:
-    from bot.cli import _parser, _settings
+def test_the_settings_choose_the_surfaces(
+    monkeypatch: pytest.MonkeyPatch, follow_settings: Callable[[list[str]], Settings]
+) -> None:
     from bot.config import load_settings
     from bot.delivery.status import surfaces_for
 
@@ -203,8 +206,7 @@ def test_the_settings_choose_the_surfaces(monkeypatch: pytest.MonkeyPatch) -> No
     log = EventLog(None)
     kinds = [type(s) for s in surfaces_for(load_settings({}), delivery, log)]
     assert kinds == [ThreadStatus]  # the status on, agent sessions off, by default
-    flags = _settings(_parser().parse_args(["follow", "--no-thread-status", "--agent-sessions",
-                                            "--plan-blocks", "x.log"]))  # fmt: skip
+    flags = follow_settings(["--no-thread-status", "--agent-sessions", "--plan-blocks", "x.log"])
     assert [type(s) for s in surfaces_for(flags, delivery, log)] == [AgentSessions]
     assert flags.plan_blocks
     monkeypatch.setenv("SLACKTAIL_THREAD_STATUS", "false")

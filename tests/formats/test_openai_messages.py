@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 from typing import Any
 
@@ -701,13 +702,17 @@ def test_values_of_no_known_shape_are_not_understood() -> None:
     ]
 
 
-def test_parser_state_stays_bounded_over_many_threads_and_unanswered_calls() -> None:
+def _checkpoint_size(calls: int, threads: int) -> int:
+    """The size of the parser's checkpoint after ``calls`` unanswered calls over ``threads``."""
     parser = openai_messages.Parser("x")
-    for n in range(2000):
-        parser.parse(_call_row(f"c{n}", "f") | {"thread_id": f"t{n % 500}"}, n)
-    sessions = parser._sessions
-    assert len(sessions) <= 256
-    assert all(len(s.waiting) <= 512 and len(s.used) <= 4096 for s in sessions.values())
+    for n in range(calls):
+        parser.parse(_call_row(f"c{n:06}", "f") | {"thread_id": f"t{n % threads:06}"}, n)
+    return len(pickle.dumps(parser))
+
+
+@pytest.mark.parametrize("threads", [1, 10**6], ids=["one thread", "a thread each"])
+def test_parser_state_stays_bounded_over_many_threads_and_unanswered_calls(threads: int) -> None:
+    assert _checkpoint_size(16_000, threads) < 1.1 * _checkpoint_size(8_000, threads)
 
 
 def test_an_old_traj_turns_actions_into_calls_and_the_next_user_message_into_results() -> None:

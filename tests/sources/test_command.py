@@ -139,7 +139,7 @@ def test_a_signal_after_the_agent_exited_is_slacktails_own(agents: list[AgentCom
     received: list[int] = []
     agent = start(agents, "pass", after_exit=lambda signum, frame: received.append(signum))
     agent.wait(timeout=5)
-    agent._on_signal(signal.SIGINT, None)
+    agent.on_signal(signal.SIGINT, None)
     assert (received, agent.signals) == ([signal.SIGINT], [])
 
 
@@ -188,7 +188,7 @@ def test_a_sigint_from_a_supervisor_is_forwarded(
     monkeypatch.setattr(command_module, "sigint_reaches_agent_directly", lambda: False)
     agent = start(agents, "import time; print('ready', flush=True); time.sleep(30)")
     collect(agent, until_lines(1))
-    agent._on_signal(signal.SIGINT, None)
+    agent.on_signal(signal.SIGINT, None)
     assert agent.wait(timeout=5) != 0  # KeyboardInterrupt in the agent
 
 
@@ -199,8 +199,8 @@ def test_a_sigint_from_the_terminal_is_not_sent_a_second_time(
     sent: list[int] = []
     agent = start(agents, "print('hi')")
     monkeypatch.setattr(agent, "forward_signal", sent.append)
-    agent._on_signal(signal.SIGINT, None)
-    agent._on_signal(signal.SIGTERM, None)
+    agent.on_signal(signal.SIGINT, None)
+    agent.on_signal(signal.SIGTERM, None)
     assert sent == [signal.SIGTERM]
     assert agent.signals == [signal.SIGINT, signal.SIGTERM]
 
@@ -208,7 +208,7 @@ def test_a_sigint_from_the_terminal_is_not_sent_a_second_time(
 def test_signal_handlers_are_restored_on_close(agents: list[AgentCommand]) -> None:
     before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
     agent = start(agents, "pass", forward_signals=True)
-    assert signal.getsignal(signal.SIGTERM) == agent._on_signal
+    assert signal.getsignal(signal.SIGTERM) == agent.on_signal
     collect(agent, until_closed(agent))
     agent.close()
     assert {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)} == before

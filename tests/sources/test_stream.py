@@ -82,7 +82,7 @@ def test_one_read_returns_at_most_its_limit(pipe: Pipe) -> None:
     reader = StreamReader(pipe.stream, chunk_bytes=4, read_limit=8)
     pipe.write(b"aaa\nbbb\nccc\nddd\n")
     pipe.end()
-    wait_until(lambda: reader._queue.qsize() >= 5)  # four chunks and the end
+    assert reader.join(timeout=5.0)  # the reading thread queued four chunks and the end
     assert data(reader.read_available()) == [b"aaa", b"bbb"]
     assert data(collect(reader, until_closed(reader))) == [b"ccc", b"ddd"]
 
@@ -114,7 +114,7 @@ def test_finish_now_ends_the_input_while_the_stream_stays_open(
 ) -> None:
     reader = StreamReader(pipe.stream)
     pipe.write(b"done\nhalf")
-    wait_until(lambda: reader._queue.qsize() == 1)
+    assert reader.wait_ready(5.0)  # the chunk arrived
     assert data(reader.finish_now()) == [b"done", b"half"]
     assert reader.closed
     pipe.write(b"ignored\n")
