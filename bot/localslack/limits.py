@@ -8,9 +8,18 @@ share their checker. Every refusal names a JSON pointer like Slack's:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
+
+from bot.localslack.limits_elements import (
+    ACTION_ID_MAX,
+    ALT_TEXT_MAX,
+    Check,
+    check_element,
+    check_image_element,
+    check_length,
+    check_rich_text,
+    check_text_object,
+)
 
 MAX_BLOCKS = 50
 TEXT_MAX = 3000  # any text object
@@ -20,22 +29,14 @@ HEADER_MAX = 150
 CONTEXT_ELEMENTS_MAX = 10
 ACTIONS_ELEMENTS_MAX = 25
 BLOCK_ID_MAX = 255
-ACTION_ID_MAX = 255
-BUTTON_TEXT_MAX = 75
-BUTTON_VALUE_MAX = 2000
-URL_MAX = 3000
-ALT_TEXT_MAX = 2000
 MARKDOWN_MAX = 12000  # one markdown block, and all markdown blocks of a message together
 MESSAGE_BLOCK_TEXT_MAX = 12000  # undocumented whole-message budget -> msg_blocks_too_long
 TOP_LEVEL_TEXT_MAX = 40000  # past this Slack truncates `text` and warns `message_truncated`
 LABEL_MAX = 2000  # an input block's label and hint
 PLACEHOLDER_MAX = 150
 INPUT_LENGTH_MAX = 3000  # plain_text_input's min_length / max_length
-# A confirmation dialog: title, text, confirm and deny button texts.
-CONFIRM_MAX = {"title": 100, "text": 300, "confirm": 30, "deny": 30}
 TASK_STATUSES = ("pending", "in_progress", "complete", "error")
 
-TEXT_OBJECT_KEYS = {"plain_text": {"type", "text", "emoji"}, "mrkdwn": {"type", "text", "verbatim"}}
 BLOCK_KEYS: dict[str, set[str]] = {
     "section": {"type", "block_id", "text", "fields", "accessory", "expand"},
     "header": {"type", "block_id", "text"},
@@ -51,46 +52,6 @@ BLOCK_KEYS: dict[str, set[str]] = {
     "task_card": {"type", "block_id", "task_id", "title", "details", "output", "sources", "status"},
     "plan": {"type", "block_id", "title", "tasks"},
 }
-INTERACTIVE_ELEMENTS = {
-    "button",
-    "checkboxes",
-    "datepicker",
-    "datetimepicker",
-    "overflow",
-    "radio_buttons",
-    "static_select",
-    "external_select",
-    "users_select",
-    "conversations_select",
-    "channels_select",
-    "multi_static_select",
-    "multi_external_select",
-    "multi_users_select",
-    "multi_conversations_select",
-    "multi_channels_select",
-    "timepicker",
-    "workflow_button",
-}
-RICH_TEXT_CONTAINERS = {
-    "rich_text_section",
-    "rich_text_list",
-    "rich_text_preformatted",
-    "rich_text_quote",
-}
-RICH_TEXT_LEAVES = {"text", "link", "emoji", "user", "channel", "usergroup", "broadcast", "date"}
-
-
-@dataclass
-class Check:
-    """The outcome of checking a message's blocks: Slack's refusals and the text it counts."""
-
-    errors: list[str] = field(default_factory=list)
-    block_text: int = 0  # characters of block text, for the whole-message budget
-    markdown_text: int = 0
-    markdown_block_over: bool = False  # one block past its own limit: no second refusal
-
-    def fail(self, message: str, pointer: str) -> None:
-        self.errors.append(f"{message} [json-pointer:{pointer}]")
 
 
 def check_blocks(blocks: list[Any], *, at: str = "/blocks", most: int = MAX_BLOCKS) -> Check:
@@ -151,7 +112,7 @@ def _block(check: Check, block: Any, at: str, block_ids: set[str]) -> None:
         "divider": _divider,
         "actions": _actions,
         "markdown": _markdown,
-        "rich_text": _rich_text,
+        "rich_text": check_rich_text,
         "image": _image,
         "input": _input,
         "task_card": _task_card,
@@ -163,7 +124,7 @@ def _block_id(check: Check, value: Any, at: str, seen: set[str]) -> None:
     if not isinstance(value, str):
         check.fail("must be a string", at)
         return
-    _length(check, value, at, BLOCK_ID_MAX)
+    check_length(check, value, at, BLOCK_ID_MAX)
     if value in seen:
         check.fail(f"duplicate block_id: {value}", at)
     seen.add(value)
@@ -178,7 +139,7 @@ def _section(check: Check, block: dict[str, Any], at: str) -> None:
     if not has_text and not has_fields:
         check.fail("must define either `text` or `fields`", f"{at}/type")
     if has_text:
-        _text_object(check, block["text"], f"{at}/text", TEXT_MAX)
+        check_text_object(check, block["text"], f"{at}/text", TEXT_MAX)
     if has_fields:
         fields = block["fields"]
         if not isinstance(fields, list) or not fields:
@@ -187,9 +148,9 @@ def _section(check: Check, block: dict[str, Any], at: str) -> None:
             if len(fields) > FIELDS_MAX:
                 check.fail(f"no more than {FIELDS_MAX} items allowed", f"{at}/fields")
             for i, item in enumerate(fields):
-                _text_object(check, item, f"{at}/fields/{i}", FIELD_MAX)
+                check_text_object(check, item, f"{at}/fields/{i}", FIELD_MAX)
     if "accessory" in block:
-        _element(check, block["accessory"], f"{at}/accessory", set())
+        check_element(check, block["accessory"], f"{at}/accessory", set())
     if "expand" in block and not isinstance(block["expand"], bool):
         check.fail("must be a boolean", f"{at}/expand")
 
@@ -198,7 +159,7 @@ def _header(check: Check, block: dict[str, Any], at: str) -> None:
     if "text" not in block:
         check.fail("missing required field: text", at)
         return
-    _text_object(check, block["text"], f"{at}/text", HEADER_MAX, plain_only=True)
+    check_text_object(check, block["text"], f"{at}/text", HEADER_MAX, plain_only=True)
 
 
 def _context(check: Check, block: dict[str, Any], at: str) -> None:
@@ -206,15 +167,15 @@ def _context(check: Check, block: dict[str, Any], at: str) -> None:
     for i, element in enumerate(elements):
         where = f"{at}/elements/{i}"
         if isinstance(element, dict) and element.get("type") == "image":
-            _image_element(check, element, where)
+            check_image_element(check, element, where)
         else:
-            _text_object(check, element, where, TEXT_MAX)
+            check_text_object(check, element, where, TEXT_MAX)
 
 
 def _actions(check: Check, block: dict[str, Any], at: str) -> None:
     action_ids: set[str] = set()
     for i, element in enumerate(_elements(check, block, at, ACTIONS_ELEMENTS_MAX)):
-        _element(check, element, f"{at}/elements/{i}", action_ids)
+        check_element(check, element, f"{at}/elements/{i}", action_ids)
 
 
 def _elements(check: Check, block: dict[str, Any], at: str, most: int) -> list[Any]:
@@ -234,16 +195,16 @@ def _markdown(check: Check, block: dict[str, Any], at: str) -> None:
     if not isinstance(text, str):
         check.fail("missing required field: text", at)
         return
-    _length(check, text, f"{at}/text", MARKDOWN_MAX)
+    check_length(check, text, f"{at}/text", MARKDOWN_MAX)
     check.markdown_block_over |= len(text) > MARKDOWN_MAX
     check.markdown_text += len(text)
     check.block_text += len(text)
 
 
 def _image(check: Check, block: dict[str, Any], at: str) -> None:
-    _image_element(check, block, at)
+    check_image_element(check, block, at)
     if "title" in block:
-        _text_object(check, block["title"], f"{at}/title", ALT_TEXT_MAX, plain_only=True)
+        check_text_object(check, block["title"], f"{at}/title", ALT_TEXT_MAX, plain_only=True)
 
 
 def _input(check: Check, block: dict[str, Any], at: str) -> None:
@@ -251,9 +212,9 @@ def _input(check: Check, block: dict[str, Any], at: str) -> None:
     if "label" not in block:
         check.fail("missing required field: label", at)
     else:
-        _text_object(check, block["label"], f"{at}/label", LABEL_MAX, plain_only=True)
+        check_text_object(check, block["label"], f"{at}/label", LABEL_MAX, plain_only=True)
     if "hint" in block:
-        _text_object(check, block["hint"], f"{at}/hint", LABEL_MAX, plain_only=True)
+        check_text_object(check, block["hint"], f"{at}/hint", LABEL_MAX, plain_only=True)
     for key in ("optional", "dispatch_action"):
         if key in block and not isinstance(block[key], bool):
             check.fail("must be a boolean", f"{at}/{key}")
@@ -265,14 +226,14 @@ def _input(check: Check, block: dict[str, Any], at: str) -> None:
     elif element.get("type") in ("button", "overflow", "workflow_button"):
         check.fail(f"unsupported type: {element['type']}", f"{at}/element/type")
     else:
-        _element(check, element, f"{at}/element", set())
+        check_element(check, element, f"{at}/element", set())
 
 
 def _plain_text_input(check: Check, element: dict[str, Any], at: str) -> None:
     if isinstance(element.get("action_id"), str):
-        _length(check, element["action_id"], f"{at}/action_id", ACTION_ID_MAX)
+        check_length(check, element["action_id"], f"{at}/action_id", ACTION_ID_MAX)
     if "placeholder" in element:
-        _text_object(
+        check_text_object(
             check, element["placeholder"], f"{at}/placeholder", PLACEHOLDER_MAX, plain_only=True
         )
     for key in ("min_length", "max_length"):
@@ -301,7 +262,7 @@ def _task_card(check: Check, block: dict[str, Any], at: str) -> None:
             if not isinstance(rich, dict) or rich.get("type") != "rich_text":
                 check.fail("must be a rich_text block", f"{at}/{key}")
             else:
-                _rich_text(check, rich, f"{at}/{key}")
+                check_rich_text(check, rich, f"{at}/{key}")
     if "sources" in block:
         _sources(check, block["sources"], f"{at}/sources")
 
@@ -347,156 +308,3 @@ def _plain_string(check: Check, obj: dict[str, Any], key: str, at: str) -> None:
         check.fail("must be more than 0 characters", f"{at}/{key}")
     else:
         check.block_text += len(value)
-
-
-# -- elements and text objects ------------------------------------------------------------
-
-
-def _element(check: Check, element: Any, at: str, action_ids: set[str]) -> None:
-    if not isinstance(element, dict) or not isinstance(element.get("type"), str):
-        check.fail("missing required field: type", at)
-        return
-    kind = element["type"]
-    if kind == "image":
-        _image_element(check, element, at)
-        return
-    if kind not in INTERACTIVE_ELEMENTS:
-        check.fail(f"unsupported type: {kind}", f"{at}/type")
-        return
-    action_id = element.get("action_id")
-    if action_id is not None:
-        if not isinstance(action_id, str):
-            check.fail("must be a string", f"{at}/action_id")
-        else:
-            _length(check, action_id, f"{at}/action_id", ACTION_ID_MAX)
-            if action_id in action_ids:
-                check.fail(f"duplicate action_id: {action_id}", f"{at}/action_id")
-            action_ids.add(action_id)
-    if kind == "button":
-        _button(check, element, at)
-
-
-def _button(check: Check, button: dict[str, Any], at: str) -> None:
-    if "text" not in button:
-        check.fail("missing required field: text", at)
-    else:
-        _text_object(check, button["text"], f"{at}/text", BUTTON_TEXT_MAX, plain_only=True)
-    for key, most in (("value", BUTTON_VALUE_MAX), ("url", URL_MAX)):
-        if key in button:
-            value = button[key]
-            if isinstance(value, str):
-                _length(check, value, f"{at}/{key}", most)
-            else:
-                check.fail("must be a string", f"{at}/{key}")
-    style = button.get("style")
-    if style is not None and style not in ("primary", "danger"):
-        check.fail("must be a valid enum value", f"{at}/style")
-    if "confirm" in button:
-        _confirm(check, button["confirm"], f"{at}/confirm")
-
-
-def _confirm(check: Check, confirm: Any, at: str) -> None:
-    """A confirmation dialog: plain_text title, confirm and deny; text plain or mrkdwn."""
-    if not isinstance(confirm, dict):
-        check.fail("must be an object", at)
-        return
-    for key, most in CONFIRM_MAX.items():
-        if key not in confirm:
-            check.fail(f"missing required field: {key}", at)
-        else:
-            plain_only = key != "text"
-            _text_object(check, confirm[key], f"{at}/{key}", most, plain_only=plain_only)
-    style = confirm.get("style")
-    if style is not None and style not in ("primary", "danger"):
-        check.fail("must be a valid enum value", f"{at}/style")
-
-
-def _image_element(check: Check, image: dict[str, Any], at: str) -> None:
-    url, slack_file = image.get("image_url"), image.get("slack_file")
-    if url is None and slack_file is None:
-        check.fail("must provide either image_url or slack_file", at)
-    if url is not None:
-        if isinstance(url, str):
-            _length(check, url, f"{at}/image_url", URL_MAX)
-        else:
-            check.fail("must be a string", f"{at}/image_url")
-    alt = image.get("alt_text")
-    if not isinstance(alt, str):
-        check.fail("missing required field: alt_text", at)
-    else:
-        _length(check, alt, f"{at}/alt_text", ALT_TEXT_MAX)
-
-
-def _text_object(check: Check, obj: Any, at: str, most: int, *, plain_only: bool = False) -> None:
-    if not isinstance(obj, dict):
-        check.fail("must be an object", at)
-        return
-    kind = obj.get("type")
-    allowed = ("plain_text",) if plain_only else ("plain_text", "mrkdwn")
-    if not isinstance(kind, str) or kind not in allowed:
-        check.fail("must be a valid enum value", f"{at}/type")
-        return
-    for key in obj:
-        if key not in TEXT_OBJECT_KEYS[kind]:
-            check.fail(f"unsupported property: {key}", f"{at}/{key}")
-    text = obj.get("text")
-    if not isinstance(text, str):
-        check.fail("missing required field: text", at)
-        return
-    _length(check, text, f"{at}/text", most)
-    check.block_text += len(text)
-
-
-def _length(check: Check, text: str, at: str, most: int) -> None:
-    """Slack's two length refusals; a blank text counts as empty (Slack refuses it too)."""
-    if not text.strip():
-        check.fail("must be more than 0 characters", at)
-    elif len(text) > most:
-        check.fail(f"must be less than {most + 1} characters", at)
-
-
-# -- rich text ----------------------------------------------------------------------------
-
-
-def _rich_text(check: Check, block: dict[str, Any], at: str) -> None:
-    elements = block.get("elements")
-    if not isinstance(elements, list):
-        check.fail("missing required field: elements", at)
-        return
-    for i, element in enumerate(elements):
-        _rich_container(check, element, f"{at}/elements/{i}")
-
-
-def _rich_container(check: Check, element: Any, at: str) -> None:
-    if not isinstance(element, dict) or element.get("type") not in RICH_TEXT_CONTAINERS:
-        check.fail("must be a valid enum value", f"{at}/type")
-        return
-    children = element.get("elements")
-    if not isinstance(children, list):
-        check.fail("missing required field: elements", at)
-        return
-    for i, child in enumerate(children):
-        where = f"{at}/elements/{i}"
-        if element["type"] == "rich_text_list":
-            _rich_container(check, child, where)
-        else:
-            _rich_leaf(check, child, where)
-
-
-def _rich_leaf(check: Check, leaf: Any, at: str) -> None:
-    if not isinstance(leaf, dict) or leaf.get("type") not in RICH_TEXT_LEAVES:
-        check.fail("must be a valid enum value", f"{at}/type")
-        return
-    for text in _leaf_texts(leaf):
-        check.block_text += len(text)
-    if leaf["type"] == "text" and not isinstance(leaf.get("text"), str):
-        check.fail("missing required field: text", at)
-    if leaf["type"] == "link" and not isinstance(leaf.get("url"), str):
-        check.fail("missing required field: url", at)
-
-
-def _leaf_texts(leaf: dict[str, Any]) -> Iterator[str]:
-    for key in ("text", "url"):
-        value = leaf.get(key)
-        if isinstance(value, str):
-            yield value

@@ -13,7 +13,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bot.localslack.limits import Check, _text_object, check_blocks
+from bot.localslack.limits import check_blocks
+from bot.localslack.limits_elements import Check, check_text_object
 
 VIEW_BLOCKS_MAX = 100
 VIEW_TEXT_MAX = 24  # title, close, submit
@@ -73,7 +74,7 @@ def _modal(check: Check, view: dict[str, Any]) -> None:
         check.fail("missing required field: title", "/view")
     for key in ("title", "close", "submit"):
         if key in view:
-            _text_object(check, view[key], f"/view/{key}", VIEW_TEXT_MAX, plain_only=True)
+            check_text_object(check, view[key], f"/view/{key}", VIEW_TEXT_MAX, plain_only=True)
     blocks = view.get("blocks")
     has_input = isinstance(blocks, list) and any(
         isinstance(b, dict) and b.get("type") == "input" for b in blocks
