@@ -29,7 +29,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.localslack.api import _blocks, _check_blocks, _metadata, _missing, _str
+from bot.localslack.api_arguments import (
+    blocks_arg,
+    metadata_arg,
+    missing_arg,
+    refuse_invalid_blocks,
+    text_arg,
+)
 from bot.localslack.limits import MARKDOWN_MAX
 from bot.localslack.model import JSON, PEOPLE, SlackError, is_ts
 from bot.localslack.workspace import Workspace
@@ -91,12 +97,12 @@ class Agents:
 
     def sessions_set_status(self, params: dict[str, Any]) -> JSON:
         channel, thread_ts = self._thread(params)
-        status = _str(params, "status")
+        status = text_arg(params, "status")
         if status is None:
-            raise _missing("status")
+            raise missing_arg("status")
         if status not in SESSION_STATUSES:
             raise SlackError("invalid_status")
-        initiator = _str(params, "initiator_user_id")
+        initiator = text_arg(params, "initiator_user_id")
         if initiator is not None and initiator not in PEOPLE:
             raise SlackError("user_not_found")
         title = _title(params, required=False)
@@ -122,8 +128,8 @@ class Agents:
         return {"ok": True}
 
     def _thread(self, params: dict[str, Any]) -> tuple[str, str]:
-        channel = self.workspace.channel_id(_str(params, "channel_id") or "")
-        thread_ts = _str(params, "thread_ts")
+        channel = self.workspace.channel_id(text_arg(params, "channel_id") or "")
+        thread_ts = text_arg(params, "thread_ts")
         if not thread_ts:
             raise SlackError("thread_ts_required")
         if not is_ts(thread_ts):
@@ -172,16 +178,16 @@ class Agents:
     # -- streams --------------------------------------------------------------------------
 
     def start_stream(self, params: dict[str, Any]) -> JSON:
-        channel = self.workspace.channel_id(_str(params, "channel") or "")
-        thread_ts = _str(params, "thread_ts")
+        channel = self.workspace.channel_id(text_arg(params, "channel") or "")
+        thread_ts = text_arg(params, "thread_ts")
         if not thread_ts:
-            raise _missing("thread_ts")
+            raise missing_arg("thread_ts")
         if channel.startswith("C"):
-            if not _str(params, "recipient_user_id"):
+            if not text_arg(params, "recipient_user_id"):
                 raise SlackError("missing_recipient_user_id")
-            if not _str(params, "recipient_team_id"):
+            if not text_arg(params, "recipient_team_id"):
                 raise SlackError("missing_recipient_team_id")
-        display = _str(params, "task_display_mode") or "timeline"
+        display = text_arg(params, "task_display_mode") or "timeline"
         if display not in ("timeline", "plan"):
             raise SlackError("invalid_arguments")
         stream = Stream(channel, "", thread_ts, display, self._clock())
@@ -195,8 +201,8 @@ class Agents:
 
     def append_stream(self, params: dict[str, Any]) -> JSON:
         stream = self._streaming(params)
-        if _str(params, "markdown_text") is None and not params.get("chunks"):
-            raise _missing("markdown_text")
+        if text_arg(params, "markdown_text") is None and not params.get("chunks"):
+            raise missing_arg("markdown_text")
         _take(stream, params)
         stream.last = self._clock()
         text, blocks = _content(stream)
@@ -206,19 +212,19 @@ class Agents:
     def stop_stream(self, params: dict[str, Any]) -> JSON:
         stream = self._streaming(params)
         _take(stream, params)
-        final = _blocks(params)
-        _check_blocks(final)
+        final = blocks_arg(params)
+        refuse_invalid_blocks(final)
         stream.blocks.extend(final or [])
         stream.stopped = "app"
         text, blocks = _content(stream)
         message = self.workspace.update(
-            stream.channel, stream.ts, text=text, blocks=blocks, metadata=_metadata(params)
+            stream.channel, stream.ts, text=text, blocks=blocks, metadata=metadata_arg(params)
         )
         return {"ok": True, "channel": stream.channel, "ts": stream.ts, "message": message}
 
     def _streaming(self, params: dict[str, Any]) -> Stream:
-        channel = self.workspace.channel_id(_str(params, "channel") or "")
-        ts = _str(params, "ts") or ""
+        channel = self.workspace.channel_id(text_arg(params, "channel") or "")
+        ts = text_arg(params, "ts") or ""
         with self._lock:
             stream = self._streams.get((channel, ts))
         if stream is None:
@@ -248,9 +254,9 @@ class Agents:
 
 
 def _title(params: dict[str, Any], *, required: bool) -> str | None:
-    title = _str(params, "title")
+    title = text_arg(params, "title")
     if title is None and required:
-        raise _missing("title")
+        raise missing_arg("title")
     if title is not None and not 1 <= len(title) <= SESSION_TITLE_MAX:
         raise SlackError("invalid_arguments")
     return title
@@ -258,7 +264,7 @@ def _title(params: dict[str, Any], *, required: bool) -> str | None:
 
 def _take(stream: Stream, params: dict[str, Any]) -> None:
     """Add a call's `markdown_text` and chunks to the stream (`invalid_chunks` if malformed)."""
-    text = _str(params, "markdown_text")
+    text = text_arg(params, "markdown_text")
     if text is not None:
         if len(text) > MARKDOWN_MAX:
             raise SlackError("msg_too_long")
@@ -286,7 +292,7 @@ def _chunk(stream: Stream, chunk: Any) -> None:
             task["sources"] = copy.deepcopy(chunk["sources"])
         stream.tasks[chunk["id"]] = task
     elif kind == "blocks" and isinstance(chunk.get("blocks"), list):
-        _check_blocks(chunk["blocks"])
+        refuse_invalid_blocks(chunk["blocks"])
         stream.blocks.extend(copy.deepcopy(chunk["blocks"]))
     else:
         raise SlackError("invalid_chunks")

@@ -18,6 +18,21 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from bot.localslack import limits
+from bot.localslack.api_arguments import (
+    attachments_arg,
+    blocks_arg,
+    cursor_arg,
+    flag_arg,
+    history_page,
+    json_arg,
+    limit_arg,
+    metadata_arg,
+    missing_arg,
+    refuse_invalid_blocks,
+    text_arg,
+    time_bounds,
+    with_warning,
+)
 from bot.localslack.model import (
     APP_ID,
     BLOCKS_FALLBACK_TEXT,
@@ -29,10 +44,7 @@ from bot.localslack.model import (
     TEAM_ID,
     TEAM_NAME,
     SlackError,
-    decode_cursor,
-    encode_cursor,
     is_ts,
-    ts_micros,
 )
 from bot.localslack.workspace import Workspace
 
@@ -106,133 +118,6 @@ def parse_request(
     return ApiRequest(method, params, token or None, is_json)
 
 
-# -- arguments ----------------------------------------------------------------------------
-
-
-def _str(params: dict[str, Any], name: str) -> str | None:
-    """A string argument; numbers are taken as their text (a JSON ts may be a number)."""
-    value = params.get(name)
-    if value is None or isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return str(value)
-    return value if isinstance(value, str) else None
-
-
-def _bool(params: dict[str, Any], name: str, default: bool = False) -> bool:
-    value = params.get(name)
-    if value is None:
-        return default
-    if isinstance(value, bool):
-        return value
-    return str(value).strip().lower() in ("1", "true")
-
-
-def _limit(params: dict[str, Any], bounds: tuple[int, int]) -> int:
-    default, most = bounds
-    value = params.get("limit")
-    if value is None or value == "":
-        return default
-    try:
-        number = int(value)
-    except (TypeError, ValueError) as err:
-        raise SlackError("invalid_limit") from err
-    return default if number <= 0 else min(number, most)
-
-
-def _json_value(params: dict[str, Any], name: str) -> Any:
-    """A JSON argument: as sent in a JSON body, or decoded from a form's string."""
-    value = params.get(name)
-    if isinstance(value, str):
-        return json.loads(value)
-    return value
-
-
-def _blocks(params: dict[str, Any]) -> list[Any] | None:
-    if params.get("blocks") is None:
-        return None
-    try:
-        blocks = _json_value(params, "blocks")
-    except ValueError as err:
-        raise SlackError("invalid_blocks_format") from err
-    if not isinstance(blocks, list):
-        raise SlackError("invalid_blocks_format")
-    return blocks
-
-
-def _attachments(params: dict[str, Any]) -> list[Any] | None:
-    if params.get("attachments") is None:
-        return None
-    try:
-        attachments = _json_value(params, "attachments")
-    except ValueError as err:
-        raise SlackError("invalid_attachments") from err
-    if not isinstance(attachments, list):
-        raise SlackError("invalid_attachments")
-    return attachments
-
-
-def _metadata(params: dict[str, Any]) -> JSON | None:
-    if params.get("metadata") is None:
-        return None
-    try:
-        metadata = _json_value(params, "metadata")
-    except ValueError as err:
-        raise SlackError("invalid_metadata_format") from err
-    if not isinstance(metadata, dict):
-        raise SlackError("invalid_metadata_format")
-    event_type, payload = metadata.get("event_type"), metadata.get("event_payload")
-    if not isinstance(event_type, str) or not event_type or not isinstance(payload, dict):
-        raise SlackError("invalid_metadata_schema")
-    return {"event_type": event_type, "event_payload": payload}
-
-
-def _check_blocks(blocks: list[Any] | None) -> None:
-    if not blocks:
-        return
-    refused = limits.message_errors(blocks)
-    if refused is None:
-        return
-    code, details = refused
-    if details:
-        raise SlackError(
-            code,
-            errors=details,
-            response_metadata={"messages": [f"[ERROR] {d}" for d in details]},
-        )
-    raise SlackError(code)
-
-
-def _bounds(params: dict[str, Any]) -> tuple[int | None, int | None]:
-    bounds: list[int | None] = []
-    for name in ("oldest", "latest"):
-        raw = _str(params, name)
-        micros = None if raw in (None, "") else ts_micros(raw or "")
-        if raw not in (None, "") and micros is None:
-            raise SlackError(f"invalid_ts_{name}")
-        bounds.append(micros)
-    return bounds[0], bounds[1]
-
-
-def _cursor(params: dict[str, Any]) -> int | None:
-    raw = _str(params, "cursor")
-    return decode_cursor(raw) if raw else None
-
-
-def _page(messages: list[JSON], has_more: bool) -> JSON:
-    body: JSON = {"ok": True, "messages": messages, "has_more": has_more}
-    if has_more:
-        body["response_metadata"] = {"next_cursor": encode_cursor(messages[-1]["ts"])}
-    return body
-
-
-def _with_warning(body: JSON, truncated: bool) -> JSON:
-    if truncated:
-        body["warning"] = "message_truncated"
-        body["response_metadata"] = {"warnings": ["message_truncated"]}
-    return body
-
-
 # -- the methods --------------------------------------------------------------------------
 
 
@@ -297,10 +182,10 @@ class Api:
         }
 
     def conversations_list(self, params: dict[str, Any]) -> JSON:
-        types = (_str(params, "types") or "public_channel").split(",")
+        types = (text_arg(params, "types") or "public_channel").split(",")
         channels = self.workspace.channels() if "public_channel" in types else []
         start = 0
-        cursor = _str(params, "cursor")
+        cursor = text_arg(params, "cursor")
         if cursor:
             try:
                 kind, _, offset = base64.b64decode(cursor, validate=True).decode().partition(":")
@@ -309,7 +194,7 @@ class Api:
                 raise SlackError("invalid_cursor") from err
             if not 0 <= start <= len(channels):
                 raise SlackError("invalid_cursor")
-        end = start + _limit(params, LIST_LIMIT)
+        end = start + limit_arg(params, LIST_LIMIT)
         more = end < len(channels)
         next_cursor = base64.b64encode(f"offset:{end}".encode()).decode() if more else ""
         return {
@@ -319,54 +204,56 @@ class Api:
         }
 
     def conversations_info(self, params: dict[str, Any]) -> JSON:
-        return {"ok": True, "channel": self.workspace.channel_info(_str(params, "channel") or "")}
+        channel = self.workspace.channel_info(text_arg(params, "channel") or "")
+        return {"ok": True, "channel": channel}
 
     def conversations_members(self, params: dict[str, Any]) -> JSON:
         """Every person of the local workspace is a member of every channel."""
-        self.workspace.channel_info(_str(params, "channel") or "")  # channel_not_found
+        self.workspace.channel_info(text_arg(params, "channel") or "")  # channel_not_found
         return {"ok": True, "members": list(PEOPLE), "response_metadata": {"next_cursor": ""}}
 
     def conversations_history(self, params: dict[str, Any]) -> JSON:
-        channel = _str(params, "channel") or ""
+        channel = text_arg(params, "channel") or ""
         self.workspace.channel_info(channel)  # channel_not_found comes first
-        oldest, latest = _bounds(params)
+        oldest, latest = time_bounds(params)
         messages, more = self.workspace.history(
             channel,
             oldest=oldest,
             latest=latest,
-            inclusive=_bool(params, "inclusive"),
-            limit=_limit(params, HISTORY_LIMIT),
-            cursor=_cursor(params),
-            include_metadata=_bool(params, "include_all_metadata"),
+            inclusive=flag_arg(params, "inclusive"),
+            limit=limit_arg(params, HISTORY_LIMIT),
+            cursor=cursor_arg(params),
+            include_metadata=flag_arg(params, "include_all_metadata"),
         )
-        return {**_page(messages, more), "pin_count": 0, "channel_actions_count": 0}
+        return {**history_page(messages, more), "pin_count": 0, "channel_actions_count": 0}
 
     def conversations_replies(self, params: dict[str, Any]) -> JSON:
-        channel = _str(params, "channel") or ""
+        channel = text_arg(params, "channel") or ""
         self.workspace.channel_info(channel)
-        ts = _str(params, "ts") or ""
+        ts = text_arg(params, "ts") or ""
         if not is_ts(ts):
             raise SlackError("thread_not_found")
-        oldest, latest = _bounds(params)
+        oldest, latest = time_bounds(params)
         messages, more = self.workspace.replies(
             channel,
             ts,
             oldest=oldest,
             latest=latest,
-            inclusive=_bool(params, "inclusive"),
-            limit=_limit(params, REPLIES_LIMIT),
-            cursor=_cursor(params),
-            include_metadata=_bool(params, "include_all_metadata"),
+            inclusive=flag_arg(params, "inclusive"),
+            limit=limit_arg(params, REPLIES_LIMIT),
+            cursor=cursor_arg(params),
+            include_metadata=flag_arg(params, "include_all_metadata"),
         )
-        return _page(messages, more)
+        return history_page(messages, more)
 
     def chat_post_message(self, params: dict[str, Any]) -> JSON:
-        channel = self.workspace.channel_id(_str(params, "channel") or "", by_name=True)
-        text, blocks, attachments = _str(params, "text"), _blocks(params), _attachments(params)
+        channel = self.workspace.channel_id(text_arg(params, "channel") or "", by_name=True)
+        text, blocks = text_arg(params, "text"), blocks_arg(params)
+        attachments = attachments_arg(params)
         if not blocks and not attachments and not (text or "").strip():
             raise SlackError("no_text")
-        _check_blocks(blocks)
-        metadata = _metadata(params)
+        refuse_invalid_blocks(blocks)
+        metadata = metadata_arg(params)
         kept, truncated = limits.truncate_text(text or "")
         if not kept and blocks:
             kept = BLOCKS_FALLBACK_TEXT
@@ -375,22 +262,23 @@ class Api:
             text=kept,
             blocks=blocks,
             attachments=attachments,
-            thread_ts=_str(params, "thread_ts") or None,
-            broadcast=_bool(params, "reply_broadcast"),
+            thread_ts=text_arg(params, "thread_ts") or None,
+            broadcast=flag_arg(params, "reply_broadcast"),
             metadata=metadata,
             options={k: params[k] for k in POST_OPTIONS if k in params},
         )
         body = {"ok": True, "channel": channel, "ts": message["ts"], "message": message}
-        return _with_warning(body, truncated)
+        return with_warning(body, truncated)
 
     def chat_update(self, params: dict[str, Any]) -> JSON:
-        channel = self.workspace.channel_id(_str(params, "channel") or "")
-        ts = _str(params, "ts") or ""
-        text, blocks, attachments = _str(params, "text"), _blocks(params), _attachments(params)
+        channel = self.workspace.channel_id(text_arg(params, "channel") or "")
+        ts = text_arg(params, "ts") or ""
+        text, blocks = text_arg(params, "text"), blocks_arg(params)
+        attachments = attachments_arg(params)
         if not blocks and not attachments and not (text or "").strip():
             raise SlackError("no_text")
-        _check_blocks(blocks)
-        metadata = _metadata(params)
+        refuse_invalid_blocks(blocks)
+        metadata = metadata_arg(params)
         kept, truncated = limits.truncate_text(text) if text is not None else (None, False)
         message = self.workspace.update(
             channel,
@@ -402,16 +290,16 @@ class Api:
         )
         body = {"ok": True, "channel": channel, "ts": ts, "text": message["text"]}
         body["message"] = message
-        return _with_warning(body, truncated)
+        return with_warning(body, truncated)
 
     def chat_delete(self, params: dict[str, Any]) -> JSON:
-        channel = self.workspace.channel_id(_str(params, "channel") or "")
-        ts = _str(params, "ts") or ""
+        channel = self.workspace.channel_id(text_arg(params, "channel") or "")
+        ts = text_arg(params, "ts") or ""
         self.workspace.delete(channel, ts)
         return {"ok": True, "channel": channel, "ts": ts}
 
     def _reaction_target(self, params: dict[str, Any]) -> tuple[str, str]:
-        channel, ts = _str(params, "channel"), _str(params, "timestamp")
+        channel, ts = text_arg(params, "channel"), text_arg(params, "timestamp")
         if not channel or not ts:
             raise SlackError("no_item_specified")
         channel_id = self.workspace.channel_id(channel)
@@ -420,7 +308,7 @@ class Api:
         return channel_id, ts
 
     def _reaction_name(self, params: dict[str, Any]) -> str:
-        name = _str(params, "name") or ""
+        name = text_arg(params, "name") or ""
         if not _REACTION_RE.match(name):
             raise SlackError("invalid_name")
         return name
@@ -441,13 +329,13 @@ class Api:
         return {"ok": True, "type": "message", "channel": channel, "message": message}
 
     def assistant_set_status(self, params: dict[str, Any]) -> JSON:
-        channel = self.workspace.channel_id(_str(params, "channel_id") or "")
-        thread_ts = _str(params, "thread_ts") or ""
-        status = _str(params, "status")
+        channel = self.workspace.channel_id(text_arg(params, "channel_id") or "")
+        thread_ts = text_arg(params, "thread_ts") or ""
+        status = text_arg(params, "status")
         if status is None:
-            raise _missing("status")
+            raise missing_arg("status")
         try:
-            loading = _json_value(params, "loading_messages") or []
+            loading = json_arg(params, "loading_messages") or []
         except ValueError as err:
             raise SlackError("invalid_arguments") from err
         if (
@@ -458,8 +346,3 @@ class Api:
             raise SlackError("invalid_arguments")
         self.workspace.set_status(channel, thread_ts, status, loading)
         return {"ok": True}
-
-
-def _missing(name: str) -> SlackError:
-    detail = f"missing required field: {name}"
-    return SlackError("invalid_arguments", response_metadata={"messages": [f"[ERROR] {detail}"]})

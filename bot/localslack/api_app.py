@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bot.localslack import limits
-from bot.localslack.api import _blocks, _check_blocks, _missing, _str
+from bot.localslack.api_arguments import blocks_arg, missing_arg, refuse_invalid_blocks, text_arg
 from bot.localslack.ephemeral import Ephemerals
 from bot.localslack.interactions import Interactions
 from bot.localslack.limits_views import view_errors
@@ -68,37 +68,37 @@ class AppApi:
 
     def views_update(self, params: dict[str, Any]) -> JSON:
         view = _view(params, ("modal", "home"))
-        view_id, external_id = _str(params, "view_id"), _str(params, "external_id")
+        view_id, external_id = text_arg(params, "view_id"), text_arg(params, "external_id")
         if not view_id and not external_id:
-            raise _missing("view_id")
+            raise missing_arg("view_id")
         updated = self.views.update(
-            view, view_id=view_id, external_id=external_id, view_hash=_str(params, "hash")
+            view, view_id=view_id, external_id=external_id, view_hash=text_arg(params, "hash")
         )
         return {"ok": True, "view": updated}
 
     def views_publish(self, params: dict[str, Any]) -> JSON:
-        user = _str(params, "user_id")
+        user = text_arg(params, "user_id")
         if not user:
-            raise _missing("user_id")
+            raise missing_arg("user_id")
         view = _view(params, ("home",))
         if user not in PEOPLE:
             raise SlackError("user_not_found")
-        return {"ok": True, "view": self.views.publish(user, view, _str(params, "hash"))}
+        return {"ok": True, "view": self.views.publish(user, view, text_arg(params, "hash"))}
 
     def chat_post_ephemeral(self, params: dict[str, Any]) -> JSON:
-        channel = self.workspace.channel_id(_str(params, "channel") or "", by_name=True)
-        user = _str(params, "user")
+        channel = self.workspace.channel_id(text_arg(params, "channel") or "", by_name=True)
+        user = text_arg(params, "user")
         if not user:
-            raise _missing("user")
-        text, blocks = _str(params, "text"), _blocks(params)
+            raise missing_arg("user")
+        text, blocks = text_arg(params, "text"), blocks_arg(params)
         if not blocks and not (text or "").strip():
             raise SlackError("no_text")
-        _check_blocks(blocks)
+        refuse_invalid_blocks(blocks)
         if user not in PEOPLE:
             raise SlackError("user_not_in_channel")
         kept, _ = limits.truncate_text(text or "")
         channel, ts = self.workspace.new_ts(channel)
-        thread_ts = _str(params, "thread_ts") or None
+        thread_ts = text_arg(params, "thread_ts") or None
         self.ephemerals.post(
             channel,
             ts,
@@ -114,9 +114,9 @@ class AppApi:
 
 
 def _trigger_id(params: dict[str, Any]) -> str:
-    trigger_id = _str(params, "trigger_id") or _str(params, "interactivity_pointer")
+    trigger_id = text_arg(params, "trigger_id") or text_arg(params, "interactivity_pointer")
     if not trigger_id:
-        raise _missing("trigger_id")
+        raise missing_arg("trigger_id")
     return trigger_id
 
 
@@ -124,7 +124,7 @@ def _view(params: dict[str, Any], kinds: tuple[str, ...]) -> JSON:
     """The `view` argument (a JSON body's object, or a form's JSON string), checked."""
     value = params.get("view")
     if value is None:
-        raise _missing("view")
+        raise missing_arg("view")
     if isinstance(value, str):
         try:
             value = json.loads(value)
