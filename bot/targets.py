@@ -20,6 +20,7 @@ from typing import cast
 from bot.checkpoints import Restored
 from bot.errors import InputError
 from bot.sources.document import DocumentFollower, DocumentOptions, is_document_file
+from bot.sources.file_options import FileOptions
 from bot.sources.folder import (
     SESSION_FILES,
     FolderOptions,
@@ -27,7 +28,7 @@ from bot.sources.folder import (
     is_folder_target,
     split_target,
 )
-from bot.sources.follow import FileFollower, FileOptions
+from bot.sources.follow import FileFollower
 from bot.sources.pipe import is_stream, open_stream
 from bot.sources.position import DocumentPosition, FilePosition, stored_position
 from bot.sources.source import Source

@@ -27,8 +27,9 @@ from bot.logs import EventLog
 from bot.retiring import RETIRE_AFTER_S, RETIRE_EVERY_S
 from bot.session import SessionStatus, ToolStatus
 from bot.sources.document import DocumentFollower
+from bot.sources.file_options import FileOptions
 from bot.sources.folder import FolderOptions, FolderWatch
-from bot.sources.follow import FileFollower, FileOptions
+from bot.sources.follow import FileFollower
 from bot.sources.opening import RETRY_S
 from bot.sources.position import stored_position
 from bot.sources.stream import StreamReader

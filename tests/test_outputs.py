@@ -21,7 +21,8 @@ from bot.retiring import Retired
 from bot.session import Session, SessionBook
 from bot.session.tool_calls import OutputPosition
 from bot.sources.document import DocumentFollower, DocumentOptions
-from bot.sources.follow import FileFollower, FileOptions
+from bot.sources.file_options import FileOptions
+from bot.sources.follow import FileFollower
 from bot.sources.lines import Line
 from bot.sources.source import Source
 from bot.sources.spool import StdinSpool

@@ -16,7 +16,8 @@ from bot.formats.reader import SourceReader
 from bot.localslack import LocalSlack
 from bot.records import Origin, Record, UserText
 from bot.replay import Replay
-from bot.sources.follow import FileFollower, FileOptions
+from bot.sources.file_options import FileOptions
+from bot.sources.follow import FileFollower
 from bot.store import Store
 from tests.conftest import FakeClock
 

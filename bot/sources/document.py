@@ -31,12 +31,13 @@ import orjson
 
 from bot.errors import InputError
 from bot.lenient import NOT_JSON, lenient_json
+from bot.sources.file_options import POLL_INTERVAL
 from bot.sources.files import DOCUMENT_MAX, is_document, split_lines
-from bot.sources.follow import POLL_INTERVAL, wait_for_data
 from bot.sources.lines import BOM, Line, LongLine
 from bot.sources.opening import Unreadable, file_error, open_file
 from bot.sources.position import DocumentPosition, FilePosition, fingerprint
 from bot.sources.source import Item, Rewritten
+from bot.sources.waiting import wait_for_data
 from bot.sources.watch import ChangeWatch, Lookout, wait_for_change
 
 log = logging.getLogger(__name__)

@@ -47,7 +47,8 @@ from pathlib import Path
 from bot import events
 from bot.errors import InputError
 from bot.sources.document import DocumentFollower, DocumentOptions, is_document_file
-from bot.sources.follow import FileFollower, FileOptions
+from bot.sources.file_options import FileOptions
+from bot.sources.follow import FileFollower
 from bot.sources.lines import DEFAULT_MAX_LINE_BYTES
 from bot.sources.patterns import FilePatterns
 from bot.sources.position import DocumentPosition, FilePosition

@@ -24,15 +24,13 @@ path, or every ``recheck_interval`` seconds: hundreds of idle files cost next to
 from __future__ import annotations
 
 import os
-import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
 from bot import events
 from bot.errors import InputError
-from bot.sources.lines import DEFAULT_MAX_LINE_BYTES, LineSplitter
+from bot.sources.file_options import FileOptions
+from bot.sources.lines import LineSplitter
 from bot.sources.opening import Unreadable, open_at, open_file, open_resumed
 from bot.sources.position import (
     FINGERPRINT_BYTES,
@@ -45,37 +43,8 @@ from bot.sources.position import (
     read_head,
     unchanged,
 )
-from bot.sources.source import Item, Rotated, Source, SourceEvent, Truncated
+from bot.sources.source import Item, Rotated, SourceEvent, Truncated
 from bot.sources.watch import ChangeWatch, Lookout, wait_for_change
-
-CHUNK_BYTES = 64 * 1024
-READ_LIMIT_BYTES = 1024 * 1024
-POLL_INTERVAL = 0.25
-
-
-@dataclass(frozen=True)
-class FileOptions:
-    """How a file is followed; the defaults: like ``tail -F``, for ever.
-
-    A missing or unreadable file is an ``InputError`` at once, unless ``wait_for_file``: then it
-    is read once it appears, or can be read. With ``stop_at_end`` the follower reads to the
-    file's current end, emits the partial last line and closes (backfill, ``--once``);
-    otherwise it never closes by itself. With ``close_idle_after`` seconds without new lines
-    the file is closed (``park``) until its path changes: hundreds of idle files do not hold
-    hundreds of open files. A line over ``max_line_bytes`` is skipped; the file is read in
-    chunks of ``chunk_bytes``, at most ``read_limit`` bytes per call, and, without a
-    ``ChangeWatch``, looked at every ``poll_interval`` seconds of ``clock``.
-    """
-
-    wait_for_file: bool = False
-    stop_at_end: bool = False
-    close_idle_after: float | None = None
-    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
-    poll_interval: float = POLL_INTERVAL
-    chunk_bytes: int = CHUNK_BYTES
-    read_limit: int = READ_LIMIT_BYTES
-    clock: Callable[[], float] = time.monotonic
-    sleep: Callable[[float], None] = time.sleep
 
 
 class FileFollower:
@@ -226,6 +195,8 @@ class FileFollower:
 
     def wait_ready(self, timeout: float) -> bool:
         if self._watch is None:
+            from bot.sources.waiting import wait_for_data  # (it imports this module)
+
             return wait_for_data([self], timeout)
         return wait_for_change(self._watch, [self], timeout)
 
@@ -410,32 +381,3 @@ class FileFollower:
             self._active_at = now
         elif self._close_idle_after is not None and now - self._active_at >= self._close_idle_after:
             self.park()
-
-
-def wait_for_data(
-    sources: Sequence[Source],
-    timeout: float,
-    *,
-    poll_interval: float | None = None,
-    clock: Callable[[], float] | None = None,
-    sleep: Callable[[float], None] | None = None,
-) -> bool:
-    """Block until one of ``sources`` is ready (a file grew or shrank) or ``timeout`` seconds
-    passed; whether one is ready. Polls every ``poll_interval`` seconds; the interval, clock and
-    sleep default to the first ``FileFollower``'s (else 0.25 s and the real ones)."""
-    first = next((s for s in sources if isinstance(s, FileFollower)), None)
-    interval = poll_interval if poll_interval is not None else _interval(first)
-    now = clock or (first.clock if first is not None else time.monotonic)
-    pause = sleep or (first.sleep if first is not None else time.sleep)
-    deadline = now() + timeout
-    while True:
-        if any(source.ready() for source in sources):
-            return True
-        remaining = deadline - now()
-        if remaining <= 0:
-            return False
-        pause(min(interval, remaining))
-
-
-def _interval(first: FileFollower | None) -> float:
-    return first.poll_interval if first is not None else POLL_INTERVAL

@@ -21,7 +21,8 @@ from pathlib import Path
 
 from bot import events
 from bot.errors import InputError
-from bot.sources.follow import FileFollower, FileOptions
+from bot.sources.file_options import FileOptions
+from bot.sources.follow import FileFollower
 from bot.sources.lines import DEFAULT_MAX_LINE_BYTES
 from bot.sources.position import FilePosition
 from bot.sources.source import Item, SourceEvent

@@ -16,8 +16,9 @@ from bot.delivery import Delivery, SlackApi
 from bot.follower import Follower, FollowerOptions
 from bot.localslack import LocalSlack
 from bot.sources.document import DocumentFollower, DocumentOptions
+from bot.sources.file_options import FileOptions
 from bot.sources.files import is_document
-from bot.sources.follow import FileFollower, FileOptions
+from bot.sources.follow import FileFollower
 from bot.sources.source import Source
 from tests.conftest import CORPUS_MISSING, FakeClock, corpus_files
 from tests.scenarios.channel import seen

@@ -12,10 +12,12 @@ import pytest
 
 from bot import events
 from bot.errors import InputError
-from bot.sources.follow import FileFollower, FileOptions, wait_for_data
+from bot.sources.file_options import FileOptions
+from bot.sources.follow import FileFollower
 from bot.sources.lines import BOM, Line, LineOverLimit, LongLine
 from bot.sources.opening import RETRY_S
 from bot.sources.source import Item, Rotated, Source, SourceEvent, Truncated
+from bot.sources.waiting import wait_for_data
 from bot.sources.watch import ChangeWatch
 from tests.conftest import FakeClock
 from tests.sources.helpers import Denied, data, said

@@ -24,7 +24,8 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from bot.sources.follow import FileFollower, FileOptions
+from bot.sources.file_options import FileOptions
+from bot.sources.follow import FileFollower
 from bot.sources.lines import Line
 from bot.sources.position import FilePosition
 

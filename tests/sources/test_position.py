@@ -10,7 +10,8 @@ import pytest
 
 from bot import events
 from bot.errors import InputError
-from bot.sources.follow import FileFollower, FileOptions
+from bot.sources.file_options import FileOptions
+from bot.sources.follow import FileFollower
 from bot.sources.lines import Line
 from bot.sources.position import DocumentPosition, FilePosition, find_moved, stored_position
 from bot.sources.source import Rotated, SourceEvent, Truncated

@@ -18,7 +18,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.errors import InputError
-from bot.sources.follow import FileFollower, FileOptions
+from bot.sources.file_options import FileOptions
+from bot.sources.follow import FileFollower
 from bot.sources.lines import Line, LineOverLimit, LongLine
 from bot.sources.spool import LineClipper, StdinSpool, leftover_spools, remove_spool
 from tests.sources.helpers import collect, data, until_closed, until_lines, wait_until
