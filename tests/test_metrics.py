@@ -8,7 +8,7 @@ from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
 from bot.delivery import Delivery, SlackApi
-from bot.delivery.deliverer import Counts
+from bot.delivery.counts import Counts
 from bot.follower import Follower
 from bot.metrics import (
     COUNTERS,

@@ -8,9 +8,9 @@ reactions. An unchanged message is never sent again.
 
 A running session's root only repeats what its thread shows (counts, elapsed minutes), and
 updates share one budget: a root's change waits ``ROOT_WAIT_S`` before it may go, and then
-ranks as if made ``ROOT_YIELD_S`` later, so the thread's own messages, which people read, go
-first; when the session ends its root goes at once. ``flush()`` sends everything without
-waiting.
+ranks as if made ``ROOT_YIELD_S`` later (both in ``wanted``), so the thread's own messages,
+which people read, go first; when the session ends its root goes at once. ``flush()`` sends
+everything without waiting.
 
 Retries (5xx, connection errors) back off with tenacity. A post whose outcome is unknown is
 looked up in the thread by the key in its metadata before it is sent again, so a message is
@@ -24,16 +24,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
 from blocks.message import Message
 from bot import events
+from bot.delivery.counts import Counts, added
 from bot.delivery.ledger import Ledger, digest
 from bot.delivery.pacing import Bucket, Pacing
 from bot.delivery.slack_api import SlackApi
+from bot.delivery.wanted import Wanted, due_of
 from bot.errors import (
     MessageGone,
     PayloadRejected,
@@ -48,33 +49,7 @@ Clock = Callable[[], float]
 FALLBACK_TEXT = 2900
 OUTAGE_FIRST_PAUSE = 2.0  # after a call's retries ran out: nothing goes for this long,
 OUTAGE_MAX_PAUSE = 30.0  # ...doubling while Slack stays away, up to this
-ROOT_WAIT_S = 15.0  # a running session's changed root waits at least this long for its update
-ROOT_YIELD_S = 60.0  # ...and yields to other messages' changes up to this much younger
 STOP_CHECK_S = 0.25  # a flush that may be stopped asks whether to stop at least this often
-
-
-@dataclass(slots=True)
-class Wanted:
-    session_id: str
-    key: str
-    payload: dict[str, Any]
-    digest: str
-    final: bool
-    order: int
-    since: float  # when this change began to wait (clock seconds)
-    in_doubt: bool = False  # a post was tried and may have been stored: look before posting
-
-
-@dataclass(frozen=True, slots=True)
-class Counts:
-    posts: int = 0
-    updates: int = 0
-    reactions: int = 0
-    rate_limited: int = 0
-    retries: int = 0
-    fallbacks: int = 0
-    gave_up: int = 0  # calls whose retries ran out (Slack unreachable or answering 5xx)
-    restarts: int = 0  # threads started again because their root was deleted
 
 
 class Delivery:
@@ -181,7 +156,7 @@ class Delivery:
                 except RateLimited as error:
                     self._slack_answered()
                     bucket.pause(self.clock(), error.retry_after)
-                    self.counts = _add(self.counts, rate_limited=1)
+                    self.counts = added(self.counts, rate_limited=1)
                     self.log.event(events.RateLimited(str(error), error.retry_after))
                 except SlackUnavailable as error:  # retries ran out: keep it, try again later
                     return self._slack_away(str(error))
@@ -194,7 +169,7 @@ class Delivery:
         the loop goes on reading; what must be sent stays wanted, the latest state of each
         message only."""
         now = self.clock()
-        self.counts = _add(self.counts, gave_up=1)
+        self.counts = added(self.counts, gave_up=1)
         if self.outage_since is None:
             self.outage_since = now
         pause = min(OUTAGE_MAX_PAUSE, max(OUTAGE_FIRST_PAUSE, self._outage_pause * 2))
@@ -266,7 +241,7 @@ class Delivery:
         for wanted in self._wanted.values():
             if self.ledger.sent(wanted.session_id, wanted.key) is None:
                 continue
-            due, ranked_at = _due(wanted)
+            due, ranked_at = due_of(wanted)
             if due > now and not hurry:
                 due_in = due - now if due_in is None else min(due_in, due - now)
                 continue
@@ -299,7 +274,7 @@ class Delivery:
             return
         self.ledger.record(wanted.session_id, wanted.key, ts, wanted.digest)
         self._wanted.pop((wanted.session_id, wanted.key), None)
-        self.counts = _add(self.counts, posts=1)
+        self.counts = added(self.counts, posts=1)
         self.posted[wanted.session_id] = self.posted.get(wanted.session_id, 0) + 1
 
     def _post_payload(
@@ -330,7 +305,7 @@ class Delivery:
             return
         self.ledger.record(wanted.session_id, wanted.key, sent.ts, wanted.digest)
         self._wanted.pop((wanted.session_id, wanted.key), None)
-        self.counts = _add(self.counts, updates=1)
+        self.counts = added(self.counts, updates=1)
 
     def _thread_gone(self, session_id: str, why: str) -> None:
         """The session's thread cannot be written to: start it again (a new root, the replies
@@ -344,7 +319,7 @@ class Delivery:
             del self._wanted[entry]
         self._reactions.pop(session_id, None)
         self.lost_threads.add(session_id)
-        self.counts = _add(self.counts, restarts=1)
+        self.counts = added(self.counts, restarts=1)
 
     def take_lost_threads(self) -> set[str]:
         """The sessions whose threads start again (each to be wanted again whole), once."""
@@ -380,7 +355,7 @@ class Delivery:
             return
         self.ledger.set_reaction(session_id, wanted)
         del self._reactions[session_id]
-        self.counts = _add(self.counts, reactions=1)
+        self.counts = added(self.counts, reactions=1)
 
     def _retrying(self) -> Retrying:
         return Retrying(
@@ -392,27 +367,16 @@ class Delivery:
         )
 
     def _sleep_for_retry(self, seconds: float) -> None:
-        self.counts = _add(self.counts, retries=1)
+        self.counts = added(self.counts, retries=1)
         self.log.event(events.Retry(round(seconds, 2)))
         self.sleep(seconds)
 
     def _note_fallback(self, wanted: Wanted, error: str) -> None:
-        self.counts = _add(self.counts, fallbacks=1)
+        self.counts = added(self.counts, fallbacks=1)
         self.log.event(events.FallbackPayload(wanted.session_id, wanted.key, error))
-
-
-def _due(wanted: Wanted) -> tuple[float, float]:
-    """When an update may go, and the time it ranks by (the older, the sooner it goes)."""
-    if wanted.key == "root" and not wanted.final:
-        return wanted.since + ROOT_WAIT_S, wanted.since + ROOT_YIELD_S
-    return wanted.since, wanted.since
 
 
 def _fallback(payload: dict[str, Any]) -> dict[str, Any]:
     """The same message, smaller: its (already escaped) fallback text in one section."""
     text = str(payload.get("text") or "…")[:FALLBACK_TEXT]
     return {"text": text, "blocks": [{"type": "section", "text": {"type": "mrkdwn", "text": text}}]}
-
-
-def _add(counts: Counts, **more: int) -> Counts:
-    return Counts(**{name: getattr(counts, name) + more.get(name, 0) for name in Counts.__slots__})

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bot.delivery import Delivery, SlackApi
-from bot.delivery.deliverer import ROOT_WAIT_S
+from bot.delivery.wanted import ROOT_WAIT_S
 from bot.localslack import LocalSlack
 from tests.conftest import FakeClock
 from tests.delivery.conftest import TOKEN
