@@ -73,8 +73,9 @@ from bot.result_records import (
 )
 from bot.session.book import SessionBook
 from bot.session.ends import SessionStatus
+from bot.session.settings import SessionSettings
 from bot.session.significance import Significance, Verbosity
-from bot.session.state import Session, SessionInfo, SessionSettings
+from bot.session.state import Session, SessionInfo
 from bot.session.thread import (
     DelegationItem,
     Narration,

@@ -10,8 +10,9 @@ from datetime import datetime
 from mypy_extensions import mypyc_attr
 
 from bot.records import Origin, Record, Unparsed
+from bot.session.settings import SessionSettings
 from bot.session.significance import Significance
-from bot.session.state import Session, SessionSettings
+from bot.session.state import Session
 
 TOMBSTONES = 100_000  # released session ids remembered; the oldest is forgotten past this
 REMEMBERED_LINES = 50_000  # ids of applied lines remembered, to apply a line seen again once

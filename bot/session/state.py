@@ -53,7 +53,8 @@ from bot.session.ends import (
     session_result,
     turn_ended,
 )
-from bot.session.significance import Significance, Verbosity, classify
+from bot.session.settings import SessionSettings
+from bot.session.significance import Significance, classify
 from bot.session.thread import (
     TextBatch,
     ThreadItem,
@@ -68,23 +69,6 @@ _RUNNING: Final = SessionStatus.RUNNING  # bound once: compiled, a look-up on th
 _WAITING: Final = SessionStatus.WAITING
 _IDLE: Final = SessionStatus.IDLE
 _UNKNOWN: Final = SessionStatus.UNKNOWN
-
-
-@dataclass(frozen=True, slots=True)
-class SessionSettings:
-    verbosity: Verbosity = Verbosity.NORMAL
-    orphan_after_s: float = 600.0  # a call with no result after this long with no activity
-    tools_per_group: int = 12
-    idle_after_s: float = 600.0  # a running session whose log is quiet this long is idle
-    stop_button: bool = False  # its root has a Stop button (``run`` with the app: bot.app)
-    controls: bool = False  # the app can receive clicks: messages show their controls
-
-    def __reduce__(
-        self,
-    ) -> tuple[type[SessionSettings], tuple[Verbosity, float, int, float, bool, bool]]:
-        # Pickled by its fields: compiled (mypyc), a frozen class cannot be unpickled by setattr.
-        return (SessionSettings, (self.verbosity, self.orphan_after_s, self.tools_per_group,
-                                  self.idle_after_s, self.stop_button, self.controls))  # fmt: skip
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)

@@ -31,7 +31,7 @@ from bot.controls import (
 from bot.localslack import LocalSlack
 from bot.redaction import Redactor
 from bot.session import SessionBook
-from bot.session.state import SessionSettings
+from bot.session.settings import SessionSettings
 from bot.store import Store
 from tests.blocks.test_full_output import code_of
 from tests.conftest import FakeClock

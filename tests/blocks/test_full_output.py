@@ -20,7 +20,7 @@ from bot.localslack.limits import message_errors
 from bot.localslack.limits_views import view_errors
 from bot.records import Origin, SessionStarted, ToolCall, ToolResult
 from bot.session import Session
-from bot.session.state import SessionSettings
+from bot.session.settings import SessionSettings
 from bot.session.tool_calls import OutputPosition
 
 T0 = datetime(2026, 11, 24, 10, 0, tzinfo=UTC)
