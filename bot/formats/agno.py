@@ -16,6 +16,14 @@ from typing import Any, Final
 from mypy_extensions import mypyc_attr
 
 from bot.formats import agno_runs
+from bot.formats.agno_events import (
+    DELEGATE_TO_ALL,
+    DELEGATE_TO_ONE,
+    EVENTS,
+    HIDDEN,
+    INTERNAL_TOOLS,
+    KEEPS_THINKING,
+)
 from bot.formats.agno_runs import ALL_MEMBERS, Run, RunBook
 from bot.formats.common import loads_maybe, text_of, to_utc
 from bot.formats.log_format import LogFormat
@@ -35,46 +43,6 @@ from bot.records import (
 )
 
 FAMILY = "agno"
-
-DELEGATE_TO_ONE: Final = frozenset(
-    {"delegate_task_to_member", "transfer_task_to_member", "forward_task_to_member"}
-)
-DELEGATE_TO_ALL: Final = frozenset({"delegate_task_to_members", "run_member_agents"})
-INTERNAL_TOOLS: Final = frozenset({"think", "analyze", "reasoning_step"})
-
-# Events a channel reader never wants: each ``<prefix>Started``/``<prefix>Completed`` pair, and
-# single events, by the kind they are counted under.
-_HIDDEN_PAIRS: Final = {
-    "ModelRequest": "model_request",
-    "ParserModelResponse": "parser_model",
-    "OutputModelResponse": "output_model",
-    "MemoryUpdate": "memory_update",
-    "SessionSummary": "session_summary",
-    "PreHook": "hook",
-    "PostHook": "hook",
-    "Compression": "compression",
-    "Followups": "followups",
-}
-_HIDDEN: Final[dict[str, str]] = {
-    "RunIntermediateContent": "intermediate_content",
-    "RunContentCompleted": "content_completed",
-    "ReasoningStarted": "reasoning_started",
-    "ReasoningCompleted": "reasoning_completed",
-    "ToolCallArgsDelta": "tool_args_delta",
-    "CustomEvent": "custom_event",
-}
-for _prefix, _kind in _HIDDEN_PAIRS.items():
-    _HIDDEN[_prefix + "Started"] = _HIDDEN[_prefix + "Completed"] = _kind
-_HANDLED: Final = (
-    *("RunStarted", "RunContent", "RunCompleted", "RunError", "RunCancelled", "RunPaused"),
-    *("RunContinued", "ToolCallStarted", "ToolCallCompleted", "ToolCallError"),
-    *("ReasoningStep", "ReasoningContentDelta"),
-)
-# Every event name, agent and ``Team`` variant → the agent event it is read as.
-EVENTS: Final[dict[str, str]] = {}
-for _name in (*_HANDLED, *_HIDDEN):
-    EVENTS[_name] = EVENTS["Team" + _name] = _name
-_KEEPS_THINKING: Final = frozenset({"RunContent", "ReasoningContentDelta"})
 
 
 def detect(obj: object) -> bool:
@@ -121,7 +89,7 @@ class Parser(LineParser):
         out: list[Record] = []
         if run is None:  # its start was not seen: place it, but say no session started
             run, out = self._open(obj, line)
-        if run.thinking and kind not in _KEEPS_THINKING:
+        if run.thinking and kind not in KEEPS_THINKING:
             out.append(self._flush_thinking(run))
         handled = self._handle(kind, obj, line, run)
         if handled is not None:
@@ -130,7 +98,7 @@ class Parser(LineParser):
             out.extend(handled)
             return out
         at = self._at(obj)
-        out.append(Ignored(run.origin(at, line), _HIDDEN[kind]))
+        out.append(Ignored(run.origin(at, line), HIDDEN[kind]))
         return out
 
     def _handle(self, kind: str, event: dict[str, Any], line: int, run: Run) -> list[Record] | None:

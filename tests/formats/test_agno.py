@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.formats import agno
+from bot.formats import agno, agno_events
 from bot.formats.reader import SourceReader
 from bot.records import (
     AssistantText,
@@ -680,7 +680,7 @@ def test_runs_that_never_end_do_not_grow_the_state_without_bound() -> None:
     assert len(parser.book.runs) <= 4096
 
 
-_EVENT_NAMES = sorted(agno.EVENTS)
+_EVENT_NAMES = sorted(agno_events.EVENTS)
 _FIELDS = [
     "parent_run_id",
     "session_id",
