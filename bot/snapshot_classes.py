@@ -40,7 +40,7 @@ from bot.formats.kimi_wire import Parser as kimi_wire_Parser
 from bot.formats.kimi_wire_types import Usage as kimi_wire_types_Usage
 from bot.formats.openai_documents import ToolOutcome
 from bot.formats.openai_messages import Parser as openai_messages_Parser
-from bot.formats.openai_messages import _Session
+from bot.formats.openai_messages_calls import SessionCalls
 from bot.formats.opencode import Parser as opencode_Parser
 from bot.formats.opencode import _Steps
 from bot.formats.pi_events import Parser as pi_events_Parser
@@ -237,7 +237,7 @@ CLASSES: Final[tuple[Entry, ...]] = (
         "models",
     )),
     Entry("ToolOutcome", ToolOutcome, FIELDS, ("output", "is_error", "name", "call_id")),
-    Entry("_Session", _Session, FIELDS, ("session_id", "waiting", "used", "counter")),
+    Entry("_Session", SessionCalls, FIELDS, ("session_id", "waiting", "used", "counter")),
     Entry("openai_messages.Parser", openai_messages_Parser, FIELDS, (
         "source", "_single", "_sessions",
     )),

@@ -32,6 +32,7 @@ from mypy_extensions import mypyc_attr
 from bot.formats import openai_documents as documents
 from bot.formats.common import loads_maybe, text_of, to_utc
 from bot.formats.log_format import LogFormat
+from bot.formats.openai_messages_calls import SessionCalls, trim
 from bot.formats.parser import LineParser
 from bot.records import (
     AssistantText,
@@ -54,8 +55,6 @@ AGENT = "OpenAI-style agent"
 _ROLES: Final = ("system", "developer", "user", "assistant", "tool", "function")
 _NOT_A_TRACE: Final = ("run_id", "events", "event", "team_id", "agent_id")  # an Agno stored run
 _MAX_SESSIONS: Final = 256
-_MAX_WAITING: Final = 512
-_MAX_IDS: Final = 4096
 KIMI: Final = "Kimi Code"
 _RESUME_HINT: Final = "session.resume_hint"
 
@@ -88,57 +87,11 @@ def _is_message(value: object) -> bool:
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-class _Session:
-    """One session's tool calls still waiting for a result, and the call ids it has used."""
-
-    __slots__ = ("counter", "session_id", "used", "waiting")
-
-    def __init__(self, session_id: str) -> None:
-        self.session_id = session_id
-        # call id -> (id as logged, tool name)
-        self.waiting: OrderedDict[str, tuple[str, str]] = OrderedDict()
-        self.used: OrderedDict[str, int] = OrderedDict()  # id as logged -> how many calls used it
-        self.counter = 0
-
-    def open_call(self, logged_id: str, name: str) -> str:
-        """The id a new call goes by: as logged, ``id#n`` when reused, made up when absent."""
-        self.counter += 1
-        if not logged_id:
-            call_id = f"{self.session_id}/call-{self.counter}"
-        else:
-            seen = self.used.get(logged_id, 0)
-            self.used[logged_id] = seen + 1
-            _trim(self.used, _MAX_IDS)
-            call_id = logged_id if seen == 0 else f"{logged_id}#{seen + 1}"
-        self.waiting[call_id] = (logged_id, name)
-        _trim(self.waiting, _MAX_WAITING)
-        return call_id
-
-    def close_call(self, logged_id: str, name: str | None) -> str:
-        """The id of the call a result answers (see the module docstring)."""
-        if logged_id:
-            for call_id, (logged, _) in self.waiting.items():
-                if logged == logged_id:
-                    del self.waiting[call_id]
-                    return call_id
-            if logged_id in self.used:
-                return logged_id
-        for call_id, (_, call_name) in self.waiting.items():
-            if name is None or call_name == name:
-                del self.waiting[call_id]
-                return call_id
-        if logged_id:
-            return logged_id
-        self.counter += 1
-        return f"{self.session_id}/result-{self.counter}"
-
-
-@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Parser(LineParser):
     def __init__(self, source: str) -> None:
         self.source = source
         self._single = source  # the session of one-message lines: the source, or Kimi's id
-        self._sessions: OrderedDict[str, _Session] = OrderedDict()
+        self._sessions: OrderedDict[str, SessionCalls] = OrderedDict()
 
     def parse(self, obj: Any, line: int) -> list[Record] | None:
         if isinstance(obj, list):
@@ -191,13 +144,13 @@ class Parser(LineParser):
         return out
 
     def _trace(self, messages: list[Any], line: int) -> list[Record]:
-        session = _Session(f"{self.source}#{line}")
+        session = SessionCalls(f"{self.source}#{line}")
         out: list[Record] = [_start(Origin(session.session_id, None, line), AGENT)]
         _messages(messages, session, line, out)
         return out
 
     def _traj(self, doc: dict[str, Any], history: list[Any], line: int) -> list[Record]:
-        session = _Session(documents.traj_session_id(self.source))
+        session = SessionCalls(documents.traj_session_id(self.source))
         model = documents.traj_model(doc)
         origin = Origin(session.session_id, None, line)
         out: list[Record] = [_start(origin, documents.SWE_AGENT, model)]
@@ -223,15 +176,15 @@ class Parser(LineParser):
             out.append(Ignored(origin, kind=kind))
         return out
 
-    def _open(self, origin: Origin, agent: str) -> tuple[_Session, list[Record]]:
+    def _open(self, origin: Origin, agent: str) -> tuple[SessionCalls, list[Record]]:
         """The session named by ``origin``, and ``[SessionStarted]`` when this is its first
         value."""
         session_id = origin.session_id
         session = self._sessions.get(session_id)
         if session is not None:
             return session, []
-        session = self._sessions[session_id] = _Session(session_id)
-        _trim(self._sessions, _MAX_SESSIONS)
+        session = self._sessions[session_id] = SessionCalls(session_id)
+        trim(self._sessions, _MAX_SESSIONS)
         return session, [_start(origin, agent)]
 
 
@@ -246,7 +199,7 @@ def _status(content: object, origin: Origin) -> Record:
     return Notice(origin, kind="status", text=failure, level="error")
 
 
-def _messages(messages: Iterable[Any], session: _Session, line: int, out: list[Record]) -> None:
+def _messages(messages: Iterable[Any], session: SessionCalls, line: int, out: list[Record]) -> None:
     session_id = session.session_id
     for message in messages:
         if isinstance(message, dict):
@@ -264,7 +217,7 @@ def _timestamp(message: dict[str, Any]) -> datetime | None:
 
 def _message(
     message: dict[str, Any],
-    session: _Session,
+    session: SessionCalls,
     origin: Origin,
     message_id: str | None,
     out: list[Record],
@@ -296,7 +249,7 @@ def _user(message: dict[str, Any], origin: Origin) -> Record:
 
 def _assistant(
     message: dict[str, Any],
-    session: _Session,
+    session: SessionCalls,
     origin: Origin,
     message_id: str | None,
     out: list[Record],
@@ -332,7 +285,7 @@ def _assistant_text(message: dict[str, Any]) -> str:
 
 
 def _tool_call(
-    call: dict[str, Any], function: object, session: _Session, origin: Origin
+    call: dict[str, Any], function: object, session: SessionCalls, origin: Origin
 ) -> ToolCall:
     spec = function if isinstance(function, dict) else call
     name = str(spec.get("name") or "")
@@ -365,7 +318,7 @@ def _arguments(value: object) -> tuple[dict[str, Any], str | None]:
 
 
 def _tool_results(
-    message: dict[str, Any], session: _Session, origin: Origin, out: list[Record]
+    message: dict[str, Any], session: SessionCalls, origin: Origin, out: list[Record]
 ) -> None:
     outcome = documents.tool_outcome(message)
     logged_ids = message.get("tool_call_ids")
@@ -382,13 +335,6 @@ def _tool_results(
                 name=outcome.name,
             )
         )
-
-
-def _trim(table: OrderedDict[str, Any], limit: int) -> None:
-    """Forget the oldest entry of ``table`` past ``limit`` entries (bounded parser state; an
-    ``OrderedDict``: see ``common.remember``)."""
-    if len(table) > limit:
-        table.popitem(last=False)
 
 
 FORMAT: Final[LogFormat] = LogFormat(
