@@ -40,6 +40,7 @@ import orjson
 from benchmarks.corpus_mix import FileCopies, interleaved, run_sources
 from blocks.thread import thread_messages
 from bot.build import description
+from bot.collector import collect_rarely
 from bot.formats import FAMILIES
 from bot.formats.reader import SourceReader
 from bot.records import Record
@@ -47,7 +48,8 @@ from bot.session import Session, SessionBook
 from bot.sources.files import is_document, split_lines
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus"
+_SHARED = os.environ.get("SLACKTAIL_SHARED")  # where the corpus is, when not beside the project
+DEFAULT_CORPUS = Path(_SHARED) / "corpus" if _SHARED else ROOT.parent / "shared" / "corpus"
 OUT = ROOT / "benchmarks" / "out"
 # Ids that must differ per copy: session ids, tool call ids, uuids, run ids (every family's).
 _ID = re.compile(rb'"(session_id|sessionId|sessionID|id|tool_use_id|uuid|parentUuid|run_id|'
@@ -298,6 +300,7 @@ def measure_memory(path: Path, files: list[int], family: str) -> None:
     ``ru_maxrss``: the latter survives fork and exec and would count this process's lines.)"""
     code = (
         "from pathlib import Path;"
+        "from bot.collector import collect_rarely; collect_rarely();"
         "from benchmarks.replay import run_pipeline, read_lines;"
         f"n, r, m, late = run_pipeline(read_lines(Path({str(path)!r})), {files!r}, "
         f"{family!r});"
@@ -345,6 +348,7 @@ def measure_corpus(corpus: Path, megabytes: int, limit: int) -> None:
     compare_with_loads(lines, replay)
     code = (
         "from pathlib import Path;"
+        "from bot.collector import collect_rarely; collect_rarely();"
         "from benchmarks.corpus_mix import interleaved, run_sources;"
         f"logs = [(Path(p), k) for p, k in {[(str(p), k) for p, k in logs]!r}];"
         f"n, r, m, late = run_sources(interleaved(logs, {megabytes * 1_000_000}), "
@@ -372,6 +376,7 @@ def main() -> None:
     parser.add_argument("--speed-lines", type=int, default=250_000,
                         help="lines of the log used for the speed comparison")
     args = parser.parse_args()
+    collect_rarely()  # as the command line does
     if not args.corpus.is_dir():
         sys.exit(f"benchmark: no corpus at {args.corpus}")
     if args.family == CORPUS:

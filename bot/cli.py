@@ -315,6 +315,9 @@ def _approvals(args: argparse.Namespace) -> int:
 
 
 def _command(args: argparse.Namespace, log: EventLog) -> int:
+    from bot.collector import collect_rarely
+
+    collect_rarely()  # every command reads logs: see bot.collector
     if args.command == "preview":
         return _preview(args)
     if args.command == "approvals":
