@@ -35,6 +35,6 @@ def test_a_cycle_made_after_collect_rarely_is_still_collected_without_asking() -
     node = _Node()
     gone = weakref.ref(node)
     del node
-    kept = [[] for _ in range(YOUNG * 2)]  # enough allocations for a young collection
+    kept: list[list[int]] = [[] for _ in range(YOUNG * 2)]  # a young collection's worth
     assert gone() is None
     assert len(kept) == YOUNG * 2
