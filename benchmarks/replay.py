@@ -40,7 +40,7 @@ import orjson
 from benchmarks.corpus_mix import FileCopies, interleaved, run_sources
 from blocks.thread import thread_messages
 from bot.build import description
-from bot.collector import collect_rarely
+from bot.collector import collecting_rarely
 from bot.formats import FAMILIES
 from bot.formats.reader import SourceReader
 from bot.records import Record
@@ -303,7 +303,7 @@ def measure_memory(path: Path, files: list[int], family: str) -> None:
     ``ru_maxrss``: the latter survives fork and exec and would count this process's lines.)"""
     code = (
         "from pathlib import Path;"
-        "from bot.collector import collect_rarely; collect_rarely();"
+        "from bot.collector import collecting_rarely; collecting_rarely().__enter__();"
         "from benchmarks.replay import run_pipeline, read_lines;"
         f"n, r, m, late = run_pipeline(read_lines(Path({str(path)!r})), {files!r}, "
         f"{family!r});"
@@ -351,7 +351,7 @@ def measure_corpus(corpus: Path, megabytes: int, limit: int) -> None:
     compare_with_loads(lines, replay)
     code = (
         "from pathlib import Path;"
-        "from bot.collector import collect_rarely; collect_rarely();"
+        "from bot.collector import collecting_rarely; collecting_rarely().__enter__();"
         "from benchmarks.corpus_mix import interleaved, run_sources;"
         f"logs = [(Path(p), k) for p, k in {[(str(p), k) for p, k in logs]!r}];"
         f"n, r, m, late = run_sources(interleaved(logs, {megabytes * 1_000_000}), "
@@ -371,6 +371,11 @@ def measure_corpus(corpus: Path, megabytes: int, limit: int) -> None:
 
 
 def main() -> None:
+    with collecting_rarely():  # as the command line reads
+        _measure()
+
+
+def _measure() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mb", type=int, default=500, help="size of the built log in MB")
     parser.add_argument("--family", default=CORPUS, choices=[*sorted(FAMILIES), CORPUS],
@@ -379,7 +384,6 @@ def main() -> None:
     parser.add_argument("--speed-lines", type=int, default=250_000,
                         help="lines of the log used for the speed comparison")
     args = parser.parse_args()
-    collect_rarely()  # as the command line does
     if not args.corpus.is_dir():
         sys.exit(f"benchmark: no corpus at {args.corpus}")
     if args.family == CORPUS:

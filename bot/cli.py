@@ -315,9 +315,13 @@ def _approvals(args: argparse.Namespace) -> int:
 
 
 def _command(args: argparse.Namespace, log: EventLog) -> int:
-    from bot.collector import collect_rarely
+    from bot.collector import collecting_rarely
 
-    collect_rarely()  # every command reads logs: see bot.collector
+    with collecting_rarely():  # every command reads logs: see bot.collector
+        return _run_command(args, log)
+
+
+def _run_command(args: argparse.Namespace, log: EventLog) -> int:
     if args.command == "preview":
         return _preview(args)
     if args.command == "approvals":

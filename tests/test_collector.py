@@ -1,22 +1,11 @@
-"""bot.collector: the cycle collector runs rarely, and still runs."""
+"""bot.collector: the cycle collector runs rarely while slacktail reads, and still runs."""
 
 from __future__ import annotations
 
 import gc
 import weakref
-from collections.abc import Iterator
 
-import pytest
-
-from bot.collector import YOUNG, collect_rarely
-
-
-@pytest.fixture(autouse=True)
-def _restore_collector() -> Iterator[None]:
-    thresholds = gc.get_threshold()
-    yield
-    gc.unfreeze()
-    gc.set_threshold(*thresholds)
+from bot.collector import YOUNG, collecting_rarely
 
 
 class _Node:
@@ -24,17 +13,25 @@ class _Node:
         self.other: object = self
 
 
-def test_collect_rarely_leaves_what_exists_out_of_later_collections() -> None:
-    collect_rarely()
-    assert gc.get_freeze_count() > 0
-    assert gc.get_threshold()[0] == YOUNG
+def test_collecting_rarely_leaves_what_exists_out_of_collections_while_it_lasts() -> None:
+    with collecting_rarely():
+        assert gc.get_freeze_count() > 0
+        assert gc.get_threshold()[0] == YOUNG
 
 
-def test_a_cycle_made_after_collect_rarely_is_still_collected_without_asking() -> None:
-    collect_rarely()
-    node = _Node()
-    gone = weakref.ref(node)
-    del node
-    kept: list[list[int]] = [[] for _ in range(YOUNG * 2)]  # a young collection's worth
-    assert gone() is None
-    assert len(kept) == YOUNG * 2
+def test_collecting_rarely_restores_the_collector_as_it_was() -> None:
+    before = gc.get_threshold()
+    with collecting_rarely():
+        pass
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() == 0
+
+
+def test_a_cycle_made_while_collecting_rarely_is_still_collected_without_asking() -> None:
+    with collecting_rarely():
+        node = _Node()
+        gone = weakref.ref(node)
+        del node
+        kept: list[list[int]] = [[] for _ in range(YOUNG * 2)]  # a young collection's worth
+        assert gone() is None
+        assert len(kept) == YOUNG * 2
