@@ -242,6 +242,11 @@ def test_the_exposed_port_is_the_health_port() -> None:
     assert exposed == [env_of(steps)["SLACKTAIL_HEALTH_PORT"]]
 
 
+def test_the_image_and_the_pod_receive_the_apps_http_requests_on_every_address() -> None:
+    assert env_of(instructions())["SLACKTAIL_HTTP_HOST"] == "0.0.0.0"  # the default: loopback
+    assert env(containers(pod())["slacktail"])["SLACKTAIL_HTTP_HOST"] == "0.0.0.0"
+
+
 def test_no_secret_is_set_in_the_image() -> None:
     steps = instructions()
     named = " ".join(args for kind, args in steps if kind in {"ENV", "ARG"})
