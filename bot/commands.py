@@ -148,8 +148,8 @@ def follow(
     with connected(settings, log) as slack, kept_state(settings, slack, job_of(path), log) as state:
         spool_dir = None if state.store.path is None else state.store.path.parent / "spool"
         target = target_for(path, once=once, restored=state.restored, spool_dir=spool_dir,
-                            max_line_bytes=settings.max_line_bytes,
-                            patterns=settings.patterns)  # fmt: skip
+                            max_line_bytes=settings.max_line_bytes, patterns=settings.patterns,
+                            redactor=redactor_for(settings))  # fmt: skip
         copies = _copy_pipes(settings, slack, target.sources)
         try:
             bar = ProgressBar(target.size, Path(path).name, min_bytes=0) if once else None

@@ -7,12 +7,12 @@ the app can receive clicks, each line such a source brings is appended, as it is
 ``<state>/spool/copy-<source>-<UTC time>-<pid>.jsonl`` (created 0600, its folder 0700), and the
 positions of its results point into that copy.
 
-The copy is REDACTED: the agent printed those lines to a pipe, not to a log on disk, and
-slacktail does not put on disk a secret the agent did not (a JSON line whose redacted text is
-no longer JSON is copied as an empty line: no position, never the secret). It is bounded by what
-the agent wrote (a line over the size limit is not copied: an empty line keeps the lines'
-numbers). It lasts as long as the run, as the app that answers clicks does: ``close`` removes
-it, and a copy that a run which died left behind (its process gone) is removed by the next.
+The copy is REDACTED (``redacted_line``): the agent printed those lines to a pipe, not to a
+log on disk, and slacktail does not put on disk a secret the agent did not (stdin's spool is
+redacted the same way). It is bounded by what the agent wrote (a line over the size limit is
+not copied: an empty line keeps the lines' numbers). It lasts as long as the run, as the app
+that answers clicks does: ``close`` removes it, and a copy that a run which died left behind
+(its process gone) is removed by the next.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from bot.sources.lines import Line
 
 COPY_PREFIX = "copy-"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_DEPTH = 200  # a JSON value nested deeper is not walked (Python's stack)
 
 
 class PipeCopy:
@@ -60,7 +61,7 @@ class PipeCopy:
         if self._fd is None or self.error is not None:
             return None
         gap = b"\n" * max(line.number - self._number - 1, 0)  # lines not copied (too long)
-        data = self._redacted(line.data)
+        data = redacted_line(self._redactor, line.data)
         try:
             _write_all(self._fd, gap + data + b"\n")
         except OSError as error:
@@ -77,16 +78,24 @@ class PipeCopy:
             self._fd = None
         self.path.unlink(missing_ok=True)
 
-    def _redacted(self, data: bytes) -> bytes:
-        if not self._redactor.may_hold_secret_json(data):
-            return data
-        text = data.decode("utf-8", "surrogateescape")
-        redacted = self._redactor.redact(text)
-        if redacted == text:
-            return data
-        if _is_json(data) and not _is_json(redacted):  # the redaction split the JSON
-            return b""
+
+def redacted_line(redactor: Redactor, data: bytes) -> bytes:
+    """A line with every secret in it redacted, as it may be written to disk. A JSON line
+    stays JSON: when redacting its text would break it (an extra pattern taking a closing
+    quote), its strings are redacted one by one instead; one nested too deep for that is not
+    kept (an empty line)."""
+    if not redactor.may_hold_secret_json(data):
+        return data
+    text = data.decode("utf-8", "surrogateescape")
+    redacted = redactor.redact(text)
+    if redacted == text:
+        return data
+    if _is_json(redacted) or not _is_json(data):
         return redacted.encode("utf-8", "surrogateescape")
+    try:
+        return orjson.dumps(_strings_redacted(orjson.loads(data), redactor, 0))
+    except RecursionError:
+        return b""
 
 
 def remove_left_behind(folder: Path) -> None:
@@ -105,6 +114,19 @@ def _running(pid: int) -> bool:
     except PermissionError:  # another user's process: running
         return True
     return True
+
+
+def _strings_redacted(value: object, redactor: Redactor, depth: int) -> object:
+    if isinstance(value, str):
+        return redactor.redact(value)
+    if depth > _DEPTH:
+        raise RecursionError("nested too deep to redact")
+    if isinstance(value, dict):
+        return {redactor.redact(key): _strings_redacted(item, redactor, depth + 1)
+                for key, item in value.items()}  # fmt: skip
+    if isinstance(value, list):
+        return [_strings_redacted(item, redactor, depth + 1) for item in value]
+    return value
 
 
 def _is_json(data: bytes | str) -> bool:

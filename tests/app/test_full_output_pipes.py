@@ -139,6 +139,8 @@ def test_stdin_piped_to_follow_opens_whole(slack: LocalSlack, tmp_path: Path) ->
         follow.stdin.write(the_log(tmp_path).read_bytes())
         follow.stdin.flush()
         whole_output_shown(slack)
+        (spooled,) = (tmp_path / "state" / "spool").glob("stdin-*.jsonl")
+        assert SECRET.encode() not in spooled.read_bytes()  # spooled redacted
     finally:
         follow.stdin.close()  # the input ends: follow ends
         assert ended(follow) == 0

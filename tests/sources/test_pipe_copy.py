@@ -14,7 +14,7 @@ import orjson
 from bot.outputs import position_of, read_output
 from bot.redaction import Redactor
 from bot.sources.lines import Line
-from bot.sources.pipe_copy import PipeCopy, remove_left_behind
+from bot.sources.pipe_copy import PipeCopy, redacted_line, remove_left_behind
 
 SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 
@@ -61,3 +61,13 @@ def test_a_copy_left_by_a_run_that_is_gone_is_removed(tmp_path: Path) -> None:
         path.write_bytes(b"{}\n")
     remove_left_behind(tmp_path)
     assert sorted(path.name for path in tmp_path.iterdir()) == sorted([alive.name, other.name])
+
+
+def test_a_json_line_stays_json_when_redacting_its_text_would_break_it() -> None:
+    redactor = Redactor(extra_patterns=["tok_[^ ]+"])  # it takes the closing quote as well
+    assert not redactor.redact('{"a": "tok_abcdefgh"}').endswith('"}')
+    line = redacted_line(redactor, b'{"a": "tok_abcdefgh"}')
+    assert orjson.loads(line) == {"a": "[redacted:custom]"}
+    too_deep = b"[" * 300 + b'"tok_abcdefgh"' + b"]" * 300
+    assert redacted_line(redactor, too_deep) == b""
+    assert redacted_line(redactor, b"not json tok_abcdefgh") == b"not json [redacted:custom]"
