@@ -277,7 +277,8 @@ def _copy_pipes(settings: Settings, slack: Slack, sources: Sequence[Source]) -> 
             source.copy = PipeCopy(state / "spool", source.name, redactor_for(settings))
             copies.append(source.copy)
     except OSError as error:
-        print(f"slacktail: {state}: cannot keep a copy of what {source.name} writes there "
+        names = ", ".join(source.name for source in pipes)
+        print(f"slacktail: {state}: cannot keep a copy of what {names} writes there "
               f"({error.strerror or error}); its tool calls get no Full output",
               file=sys.stderr)  # fmt: skip
     return copies

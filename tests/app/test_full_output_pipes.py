@@ -19,10 +19,15 @@ import orjson
 import pytest
 
 import bot.commands
+from bot.app.running import Receiving
 from bot.cli import main
+from bot.commands import Slack
+from bot.config import load_settings
 from bot.controls import FULL_OUTPUT, FULL_OUTPUT_NEXT
+from bot.delivery import SlackApi
 from bot.localslack import LocalSlack
 from bot.localslack.model import HUMAN_USER_ID
+from bot.sources.stream import StreamReader
 from tests.conftest import wait_until
 from tests.test_outputs import SECRET, claude_stream, long_output
 
@@ -186,3 +191,20 @@ def test_stdin_on_the_embedded_local_slack_opens_whole_from_its_copy(
         follow.join(WAIT_S)
     assert codes == [0]
     assert list((tmp_path / "xdg" / "slacktail" / "spool").glob("copy-*")) == []
+
+
+def test_a_state_directory_that_cannot_hold_a_copy_is_said_and_reading_goes_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocked = tmp_path / "a-file"
+    blocked.write_bytes(b"")
+    settings = load_settings({"state_dir": str(blocked)})
+    slack = Slack(SlackApi("xoxb-unused", "http://127.0.0.1:9/api/"), "C1",
+                  receiving=Receiving(APP_TOKEN))  # fmt: skip
+    read_end, write_end = os.pipe()
+    with os.fdopen(read_end, "rb") as stream:
+        reader = StreamReader(stream, name="stdin")
+        assert bot.commands._copy_pipes(settings, slack, [reader]) == []
+        assert reader.copy is None
+        os.close(write_end)
+    assert "cannot keep a copy of what stdin writes there" in capsys.readouterr().err
