@@ -8,7 +8,7 @@ from blocks.markdown import to_mrkdwn
 from blocks.message import Block, Message
 from blocks.sections import MessageBlocks
 from blocks.text import code_block, code_span, escape_mrkdwn, one_line, safe_line, truncate_escaped
-from bot.caps import ERROR_PREVIEW, RESULT_PREVIEW
+from bot.caps import ERROR_PREVIEW, OK_PREVIEW_LIMIT, PREVIEW_LIMIT, RESULT_PREVIEW
 from bot.controls import FULL_OUTPUT, button_value
 from bot.session import Session, ToolCallState, ToolStatus
 from bot.session.thread import Narration, ToolGroup
@@ -59,12 +59,20 @@ def _add_call_blocks(blocks: MessageBlocks, call: ToolCallState, session: Sessio
 
 
 def _cut(call: ToolCallState) -> bool:
-    """Whether the message shows less than the call's whole output."""
+    """Whether the message shows less than the call's whole output: its kept start is not all
+    of it, or what the message makes of that start (a code block of a failed call's, one line
+    of a success's: ``_add_call_blocks``, ``result_note``) is cut. Lines joined on one line are
+    shown whole, not cut."""
     if call.status is ToolStatus.ERROR:
-        return call.output_size > ERROR_PREVIEW - 8  # a code block of its start
-    return call.status is ToolStatus.OK and (
-        call.output_lines > 1 or call.output_size > RESULT_PREVIEW
-    )
+        if call.output_size > PREVIEW_LIMIT:
+            return True
+        whole = code_block(call.output, 8 * PREVIEW_LIMIT)  # room for its escapes: never cut
+        return code_block(call.output, ERROR_PREVIEW) != whole
+    if call.status is not ToolStatus.OK:
+        return False
+    if call.output_size > OK_PREVIEW_LIMIT:
+        return True
+    return one_line(call.output, RESULT_PREVIEW) != one_line(call.output, 8 * OK_PREVIEW_LIMIT)
 
 
 def _full_output_button(session_id: str, call_id: str) -> Block:
