@@ -16,6 +16,8 @@ from bot.caps import (
     FALLBACK_LINE,
     LATEST_SHOWN,
     NARRATION_SHOWN,
+    OK_PREVIEW_LIMIT,
+    PREVIEW_LIMIT,
     RESULT_PREVIEW,
     TOOL_NAME_SHOWN,
 )
@@ -67,12 +69,20 @@ def _add_call_blocks(blocks: MessageBlocks, call: ToolCallState, session: Sessio
 
 
 def _cut(call: ToolCallState) -> bool:
-    """Whether the message shows less than the call's whole output."""
+    """Whether the message shows less than the call's whole output: its kept start is not all
+    of it, or what the message makes of that start (a code block of a failed call's, one line
+    of a success's: ``_add_call_blocks``, ``result_note``) is cut. Lines joined on one line are
+    shown whole, not cut."""
     if call.status is ToolStatus.ERROR:
-        return call.output_size > ERROR_PREVIEW - 8  # a code block of its start
-    return call.status is ToolStatus.OK and (
-        call.output_lines > 1 or call.output_size > RESULT_PREVIEW
-    )
+        if call.output_size > PREVIEW_LIMIT:
+            return True
+        whole = code_block(call.output, 8 * PREVIEW_LIMIT)  # room for its escapes: never cut
+        return code_block(call.output, ERROR_PREVIEW) != whole
+    if call.status is not ToolStatus.OK:
+        return False
+    if call.output_size > OK_PREVIEW_LIMIT:
+        return True
+    return one_line(call.output, RESULT_PREVIEW) != one_line(call.output, 8 * OK_PREVIEW_LIMIT)
 
 
 def _full_output_button(session_id: str, call_id: str) -> Block:

@@ -164,6 +164,9 @@ def _app_options(parser: argparse.ArgumentParser) -> None:
                         help="receive the app's requests by HTTP on this port, verified with "
                         "SLACK_SIGNING_SECRET (default: Socket Mode with SLACK_APP_TOKEN; "
                         "SLACKTAIL_HTTP_PORT)")  # fmt: skip
+    parser.add_argument("--http-host", metavar="ADDRESS",
+                        help="the address --http-port listens on (default 127.0.0.1: behind a "
+                        "proxy or tunnel; SLACKTAIL_HTTP_HOST)")  # fmt: skip
 
 
 def _redaction_options(parser: argparse.ArgumentParser) -> None:
@@ -244,6 +247,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         "allow_users": _users(args.allow_users),
         "allow_channel_members": args.allow_channel_members,
         "http_port": args.http_port,
+        "http_host": args.http_host,
         "redact_patterns": args.redact_patterns,
         "redact_allowlist": args.redact_allowlist,
         "log_level": args.log_level,
@@ -315,6 +319,13 @@ def _approvals(args: argparse.Namespace) -> int:
 
 
 def _command(args: argparse.Namespace, log: EventLog) -> int:
+    from bot.collector import collecting_rarely
+
+    with collecting_rarely():  # every command reads logs: see bot.collector
+        return _run_command(args, log)
+
+
+def _run_command(args: argparse.Namespace, log: EventLog) -> int:
     if args.command == "preview":
         return _preview(args)
     if args.command == "approvals":

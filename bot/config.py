@@ -118,6 +118,10 @@ class Settings(BaseSettings):
         default=None, ge=0, le=65535, description="receive the app's requests by HTTP on this "
         "port (with SLACK_SIGNING_SECRET; SLACK_APP_TOKEN's Socket Mode is the default)",
     )
+    http_host: str = Field(
+        default="127.0.0.1", description="the address the app's HTTP requests are received on "
+        "(loopback: a proxy or tunnel in front; 0.0.0.0 in a container)",
+    )
     sigterm_after_s: float = Field(
         default=10.0, gt=0, description="Stop: SIGTERM this long after SIGINT if the agent runs"
     )

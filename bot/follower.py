@@ -287,8 +287,8 @@ class Follower:
         self.read()
         if self.replay is not None:  # what is still held goes at once
             now = self.wall_clock()
-            for reader, records in self.replay.release_all():
-                self.reading.apply(reader, records, now)
+            for reader, records, at in self.replay.release_all():
+                self.reading.apply(reader, records, now, at)
         if end_sessions:
             self.book.close(expected_results(self.core.families))
             self._touched.update(self.book.sessions)

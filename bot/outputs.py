@@ -5,10 +5,11 @@ the session's format and returns the call's whole output, redacted as everywhere
 
 Only what is read from a file has positions: a followed file or document, and standard input,
 read through its spool in the state directory (``bot.sources.spool``), which lasts as long as
-the run that reads it, as the process that answers a click does. A wrapped command's output
-(``run``) is read from a pipe and not spooled (a restart runs the command again), so its calls
-show no Full output button: spooling it would write every agent's whole output to disk a second
-time for a button, where the agent's own session file is the log to follow for that.
+the run that reads it, as the process that answers a click does. What comes through a pipe
+(``run``'s agent output; standard input or a named pipe that is not spooled) has its positions
+in a redacted copy of its lines made while the app receives clicks (``bot.sources.pipe_copy``).
+Replayed (``--replay-speed``), a line's position is taken when it is read and kept with its
+records until they are applied.
 """
 
 from __future__ import annotations
@@ -36,6 +37,16 @@ class Changed:
     why: str
 
 
+@dataclass(frozen=True, slots=True)
+class LineRead:
+    """Where ``line`` was read: the file at ``path`` (a followed file, a spool, a pipe's copy),
+    read whole if ``document``."""
+
+    path: str
+    line: Line
+    document: bool = False
+
+
 def position_of(path: str, line: Line, document: bool) -> OutputPosition:
     """Where ``line`` of the file at ``path`` is (``document``: the file read whole)."""
     return OutputPosition(
@@ -44,17 +55,15 @@ def position_of(path: str, line: Line, document: bool) -> OutputPosition:
     )  # fmt: skip
 
 
-def keep_position(
-    session: Session, result: ToolResult, path: str, line: Line, document: bool
-) -> None:
-    """Keep where ``result`` was read (``line`` of the file at ``path``) on its call, when a
-    message shows that call's output (the digest is taken only then). A result of another
-    line (held back while the format was detected, applied with this one) keeps none."""
-    if not document and result.origin.line != line.number:
+def keep_position(session: Session, result: ToolResult, at: LineRead) -> None:
+    """Keep where ``result`` was read (``at``) on its call, when a message shows that call's
+    output (the digest is taken only then). A result of another line (held back while the
+    format was detected, applied with this one) keeps none."""
+    if not at.document and result.origin.line != at.line.number:
         return
     call = session.calls.get(result.call_id)
     if call is not None and call.shown and call.output_size:
-        call.output_at = position_of(path, line, document)
+        call.output_at = position_of(at.path, at.line, at.document)
 
 
 def read_output(at: OutputPosition, call_id: str, family: str, redactor: Redactor) -> str | Changed:

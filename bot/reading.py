@@ -26,7 +26,7 @@ from bot import events
 from bot.checkpoints import CoreState
 from bot.formats.reader import SourceReader
 from bot.logs import EventLog
-from bot.outputs import keep_position
+from bot.outputs import LineRead, keep_position
 from bot.progress import ProgressBar
 from bot.records import Origin, Record, ToolResult, Unparsed
 from bot.redaction import Redactor, redact_record
@@ -37,6 +37,7 @@ from bot.sources.document import DocumentFollower
 from bot.sources.folder import FolderWatch
 from bot.sources.follow import FileFollower
 from bot.sources.lines import Line, LineOverLimit, LongLine
+from bot.sources.pipe_copy import PipeCopy
 from bot.sources.source import Rewritten, Rotated, Source, SourceEvent, Truncated
 from bot.sources.spool import StdinSpool
 
@@ -80,8 +81,6 @@ class Reading:
         self._folder_scanned = False
         self._said: set[str] = set()  # those sources (a rewritten document's new reader too)
         self._exits: dict[str, dict[str, None]] = {}  # a command's source -> the sessions it wrote
-        # The file line being applied, for the positions of tool results (see ``bot.outputs``)
-        self._line: tuple[_File, Line] | None = None
 
     def add_source(self, source: Source) -> None:
         """Read one more source (a file that appeared in a followed folder)."""
@@ -109,9 +108,8 @@ class Reading:
                 if isinstance(item, Rewritten):
                     reader = self._rebuild(source.name, item)
                     continue
-                self._line = _file_line(source, item) if self.replay is None else None
-                self._take(reader, self._records(reader, item), now)
-                self._line = None
+                at = _line_read(source, item)  # the line's position, for Full output
+                self._take(reader, self._records(reader, item), now, at)
             if source.closed and source.name not in self.core.ended:
                 self.core.ended.add(source.name)
                 self.changed = True
@@ -119,8 +117,8 @@ class Reading:
             if items or source.closed:
                 self._say_if_not_understood(reader)
         if self.replay is not None:
-            for reader, records in self.replay.due():
-                self.apply(reader, records, now)
+            for reader, records, at in self.replay.due():
+                self.apply(reader, records, now, at)
         if read == 0 and (self.folder is None or self._folder_scanned):
             self.caught_up = True
         return read
@@ -141,8 +139,11 @@ class Reading:
         counts = self.counts
         return counts.records == counts.unparsed and not self.book.sessions and not self.retired.ids
 
-    def apply(self, reader: SourceReader, records: list[Record], now: datetime) -> None:
-        """Apply ``reader``'s records to their sessions (a session's first one is said)."""
+    def apply(
+        self, reader: SourceReader, records: list[Record], now: datetime, at: LineRead | None = None
+    ) -> None:
+        """Apply ``reader``'s records to their sessions (a session's first one is said); ``at``:
+        where the line they were read from is, to read a tool's output again."""
         produced = self.core.produced.get(reader.source)  # only a document's are kept
         exits = self._exits.get(reader.source)  # and a command's
         for record in records:
@@ -154,10 +155,8 @@ class Reading:
             if session is None:
                 self.counts.unparsed += type(record) is Unparsed
                 continue
-            if self._line is not None and type(record) is ToolResult:
-                source, line = self._line
-                document = isinstance(source, DocumentFollower)
-                keep_position(session, record, str(source.path), line, document)
+            if at is not None and type(record) is ToolResult:
+                keep_position(session, record, at)
             if session.session_id not in self.core.families:
                 self.core.families[session.session_id] = reader.family or ""
                 agent = session.info.agent or None
@@ -180,11 +179,15 @@ class Reading:
             self._tell(said)
         self._folder_scanned = True
 
-    def _take(self, reader: SourceReader, records: list[Record], now: datetime) -> None:
+    def _take(
+        self, reader: SourceReader, records: list[Record], now: datetime, at: LineRead | None = None
+    ) -> None:
         """Apply what was read, or (replaying) hold it until its time comes."""
         if self.replay is None:
-            self.apply(reader, records, now)
-        else:
+            self.apply(reader, records, now, at)
+        elif at is not None and any(type(record) is ToolResult for record in records):
+            self.replay.hold(reader, records, at)
+        else:  # held lines keep no position they do not need (a line's bytes, in memory)
             self.replay.hold(reader, records)
 
     def _records(
@@ -259,14 +262,19 @@ class Reading:
         return exit_records(sessions, ended.code, ended.signal, reader.stats.lines + 1)
 
 
-_File = FileFollower | DocumentFollower | StdinSpool  # sources read from a file (stdin: spooled)
-
-
-def _file_line(source: Source, item: object) -> tuple[_File, Line] | None:
-    """A line of a file (which can be read again), with its source. A wrapped command's
-    output is read from a pipe, not spooled: it has no positions (see ``bot.outputs``)."""
-    if isinstance(item, Line) and isinstance(source, FileFollower | DocumentFollower | StdinSpool):
-        return source, item
+def _line_read(source: Source, item: object) -> LineRead | None:
+    """Where a line can be read again: in its file (stdin: its spool), or in the copy of a
+    pipe's lines (``run``'s agent output, an unspooled stdin) when one is kept (see
+    ``bot.outputs``); None for anything else."""
+    if not isinstance(item, Line):
+        return None
+    if isinstance(source, FileFollower | StdinSpool):
+        return LineRead(str(source.path), item)
+    if isinstance(source, DocumentFollower):
+        return LineRead(str(source.path), item, document=True)
+    copy = getattr(source, "copy", None)
+    if isinstance(copy, PipeCopy) and (copied := copy.copy(item)) is not None:
+        return LineRead(str(copy.path), copied)
     return None
 
 

@@ -5,7 +5,8 @@ The pace is the records' own: the first record with a time is applied at once, a
 one when the time between them in the log, divided by N, has passed. A record with no time
 goes with the one before it (a log without times is read as it comes). Each source keeps its
 records in its own order, against one timeline shared by all: the sessions of a folder replay
-side by side, as they ran.
+side by side, as they ran. Each record keeps where its line was read (``LineRead``, for Full
+output's positions) until it is applied.
 """
 
 from __future__ import annotations
@@ -16,10 +17,12 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from bot.formats.reader import SourceReader
+from bot.outputs import LineRead
 from bot.records import Record
 
-Held = tuple[float, SourceReader, Record]  # when it is due (on the clock), read by, the record
-Released = list[tuple[SourceReader, list[Record]]]
+# When it is due (on the clock), read by, the record, where its line was read (None: not known)
+Held = tuple[float, SourceReader, Record, LineRead | None]
+Released = list[tuple[SourceReader, list[Record], LineRead | None]]
 
 
 class Replay:
@@ -45,8 +48,11 @@ class Replay:
     def holding(self) -> bool:
         return any(self._queues.values())
 
-    def hold(self, reader: SourceReader, records: list[Record]) -> None:
-        """Keep ``records`` (read from ``reader``'s source) until their time comes."""
+    def hold(
+        self, reader: SourceReader, records: list[Record], at: LineRead | None = None
+    ) -> None:
+        """Keep ``records`` (read from ``reader``'s source, from the line ``at``) until their
+        time comes."""
         if not records:
             return
         now = self.clock()
@@ -55,7 +61,7 @@ class Replay:
         for record in records:
             due = self._due(record.timestamp, now)
             last = last if due is None else max(last, due)
-            queue.append((last, reader, record))
+            queue.append((last, reader, record, at))
         self._last_due[reader.source] = last
 
     def forget(self, source: str) -> None:
@@ -63,7 +69,7 @@ class Replay:
         self._queues.pop(source, None)
 
     def due(self) -> Released:
-        """The records whose time has come, per source, in the order they were read."""
+        """The records whose time has come, per source and line, in the order they were read."""
         return self._release(self.clock())
 
     def release_all(self) -> Released:
@@ -96,9 +102,9 @@ class Replay:
         released: Released = []
         for queue in self._queues.values():
             while queue and queue[0][0] <= moment:
-                _, reader, record = queue.popleft()
-                if released and released[-1][0] is reader:
+                _, reader, record, at = queue.popleft()
+                if released and released[-1][0] is reader and released[-1][2] is at:
                     released[-1][1].append(record)
                 else:
-                    released.append((reader, [record]))
+                    released.append((reader, [record], at))
         return released

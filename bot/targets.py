@@ -19,6 +19,7 @@ from typing import cast
 
 from bot.checkpoints import Restored
 from bot.errors import InputError
+from bot.redaction import Redactor
 from bot.sources.document import DocumentFollower, DocumentOptions, is_document_file
 from bot.sources.file_options import FileOptions
 from bot.sources.folder import (
@@ -83,11 +84,12 @@ def target_for(
     spool_dir: Path | None,
     max_line_bytes: int,
     patterns: Sequence[str] = (),
+    redactor: Redactor | None = None,
 ) -> Target:
     """The sources of ``path``; ``patterns`` name the files under a folder (none: the
-    agents' session files, ``SESSION_FILES``)."""
+    agents' session files, ``SESSION_FILES``); ``redactor``: stdin is spooled redacted."""
     if path == "-":
-        return _stdin(restored, spool_dir, max_line_bytes)
+        return _stdin(restored, spool_dir, max_line_bytes, redactor)
     if is_stream(path):
         return _pipe(path, restored, max_line_bytes)
     if is_folder_target(path):
@@ -123,12 +125,14 @@ def _say(text: str) -> None:
     print(f"slacktail: {text}", file=sys.stderr)
 
 
-def _stdin(restored: Restored, spool_dir: Path | None, max_line_bytes: int) -> Target:
+def _stdin(
+    restored: Restored, spool_dir: Path | None, max_line_bytes: int, redactor: Redactor | None
+) -> Target:
     stdin = cast(ChunkStream, sys.stdin.buffer)  # a BufferedReader: it has read1
     if spool_dir is None:  # nothing outlives this run (the embedded local Slack)
         return Target([StreamReader(stdin, name="stdin", max_line_bytes=max_line_bytes)])
     try:
-        spool = StdinSpool(stdin, spool_dir, max_line_bytes=max_line_bytes)
+        spool = StdinSpool(stdin, spool_dir, max_line_bytes=max_line_bytes, redactor=redactor)
     except OSError as error:
         raise InputError(f"{spool_dir}: cannot spool standard input there ({error})") from None
     target = Target()

@@ -40,8 +40,13 @@ NEEDED = {
     "views.open": set(),  # the Full output modal
     "views.update": set(),
     "views.publish": set(),  # the App Home
-    "assistant.threads.setStatus": {"chat:write"},  # in channel threads since 2026-03-05
-    "agents.sessions.setStatus": {"assistant:write"},  # only with --agent-sessions
+    # Both status methods take chat:write alone: docs.slack.dev/reference/methods/
+    # assistant.threads.setStatus ("Bot token: chat:write"; the 2026-03-05 changelog: it takes
+    # assistant:write or chat:write, and later chat:write only) and agents.sessions.setStatus
+    # ("token bearing the chat:write scope"); the assistant:write that declaring the app an agent
+    # needs is added by Slack when it is declared (docs.slack.dev/ai/agent-sessions), not asked.
+    "assistant.threads.setStatus": {"chat:write"},
+    "agents.sessions.setStatus": {"chat:write"},  # only with --agent-sessions
 }
 
 # --- the Slack app manifest -----------------------------------------------------------------
@@ -153,6 +158,12 @@ def test_the_manifest_asks_for_every_scope_slacktails_calls_need() -> None:
     assert missing == {}
 
 
+def test_the_manifest_asks_for_no_scope_beyond_what_slacktails_calls_need() -> None:
+    scopes = set(orjson.loads(MANIFEST.read_bytes())["oauth_config"]["scopes"]["bot"])
+    needed = set().union(*NEEDED.values()) | {"metadata.message:read"}  # messages' metadata
+    assert scopes - needed == set()
+
+
 def test_every_method_slacktail_calls_has_its_scopes_listed_here() -> None:
     source = (MANIFEST.parents[1] / "bot" / "delivery" / "slack_api.py").read_text()
     methods = r'"((?:chat|reactions|conversations|auth|views|assistant|agents)\.[A-Za-z.]+)"'
@@ -240,6 +251,11 @@ def test_the_exposed_port_is_the_health_port() -> None:
     steps = instructions()
     exposed = [args for kind, args in steps if kind == "EXPOSE"]
     assert exposed == [env_of(steps)["SLACKTAIL_HEALTH_PORT"]]
+
+
+def test_the_image_and_the_pod_receive_the_apps_http_requests_on_every_address() -> None:
+    assert env_of(instructions())["SLACKTAIL_HTTP_HOST"] == "0.0.0.0"  # the default: loopback
+    assert env(containers(pod())["slacktail"])["SLACKTAIL_HTTP_HOST"] == "0.0.0.0"
 
 
 def test_no_secret_is_set_in_the_image() -> None:

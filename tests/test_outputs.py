@@ -13,7 +13,7 @@ import orjson
 
 from bot.checkpoints import CoreState
 from bot.logs import EventLog
-from bot.outputs import Changed, keep_position, read_output
+from bot.outputs import Changed, LineRead, keep_position, read_output
 from bot.reading import Reading
 from bot.records import Origin, ToolCall, ToolResult
 from bot.redaction import Redactor
@@ -175,7 +175,7 @@ def test_a_result_applied_with_a_later_line_keeps_no_position(tmp_path: Path) ->
     result = ToolResult(Origin(SID, NOW, 3), call_id="c1", output="a\nb")
     session.apply(result)
     later = Line(9, 500, b"{}")
-    keep_position(session, result, str(tmp_path / "x.jsonl"), later, document=False)
+    keep_position(session, result, LineRead(str(tmp_path / "x.jsonl"), later))
     assert session.calls["c1"].output_at is None
-    keep_position(session, result, str(tmp_path / "x.jsonl"), Line(3, 100, b"{}"), False)
+    keep_position(session, result, LineRead(str(tmp_path / "x.jsonl"), Line(3, 100, b"{}")))
     assert session.calls["c1"].output_at is not None

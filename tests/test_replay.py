@@ -15,7 +15,7 @@ from bot.follower import Follower, FollowerOptions
 from bot.formats.reader import SourceReader
 from bot.localslack import LocalSlack
 from bot.records import Origin, Record, UserText
-from bot.replay import Replay
+from bot.replay import Released, Replay
 from bot.sources.file_options import FileOptions
 from bot.sources.follow import FileFollower
 from bot.store import Store
@@ -30,8 +30,8 @@ def said(text: str, seconds: float | None) -> Record:
     return UserText(Origin("s", at, 1), text=text)
 
 
-def texts(released: list[tuple[SourceReader, list[Record]]]) -> list[str]:
-    return [getattr(record, "text", "") for _, records in released for record in records]
+def texts(released: Released) -> list[str]:
+    return [getattr(record, "text", "") for _, records, _ in released for record in records]
 
 
 def test_records_are_released_at_the_logs_pace_divided_by_the_speed() -> None:
@@ -74,9 +74,8 @@ def test_each_source_keeps_its_order_on_one_shared_timeline() -> None:
     assert texts(replay.due()) == ["a0"]
     clock.advance(5)
     released = replay.due()
-    assert [(reader.source, texts([(reader, records)])) for reader, records in released] == [
-        ("b", ["b5", "b-early"])
-    ]
+    assert [(reader.source, texts([(reader, records, at)])) for reader, records, at in released
+            ] == [("b", ["b5", "b-early"])]  # fmt: skip
     clock.advance(5)
     assert texts(replay.due()) == ["a10"]
 

@@ -44,6 +44,7 @@ class Receiving:
 
     app_token: str | None = None
     http_port: int | None = None
+    http_host: str = "127.0.0.1"
     signing_secret: str | None = None
     allowed: tuple[str, ...] = ()
 
@@ -56,7 +57,8 @@ def receiving(settings: Settings) -> Receiving | None:
     if settings.slack_app_token is not None:
         return Receiving(app_token=settings.slack_app_token.get_secret_value())
     if secret is not None and settings.http_port is not None:
-        return Receiving(http_port=settings.http_port, signing_secret=secret.get_secret_value())
+        return Receiving(http_port=settings.http_port, http_host=settings.http_host,
+                         signing_secret=secret.get_secret_value())  # fmt: skip
     return None
 
 
@@ -125,7 +127,7 @@ def app_beside(
         if how.app_token is not None:
             transport = SocketModeTransport(app.bolt, how.app_token)
         else:
-            transport = HttpTransport(app.bolt, how.http_port or 0, "0.0.0.0")
+            transport = HttpTransport(app.bolt, how.http_port or 0, how.http_host)
         transport.start()
     except (OSError, SlackClientError) as error:
         if app.owners is not None:

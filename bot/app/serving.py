@@ -53,7 +53,7 @@ class HttpTransport:
 
     transport = "http"
 
-    def __init__(self, bolt: App, port: int, host: str = "0.0.0.0") -> None:
+    def __init__(self, bolt: App, port: int, host: str = "127.0.0.1") -> None:
         self.server = _BoltServer((host, port), _BoltHandler)
         self.server.bolt = bolt
         self.url = f"http://{host}:{self.server.server_address[1]}/slack/events"

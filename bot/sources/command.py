@@ -35,6 +35,7 @@ from typing import BinaryIO
 from bot import events
 from bot.errors import InputError
 from bot.sources.lines import DEFAULT_MAX_LINE_BYTES
+from bot.sources.pipe_copy import PipeCopy
 from bot.sources.source import Item, SourceEvent
 from bot.sources.stream import StreamReader
 
@@ -72,6 +73,8 @@ class AgentCommand:
     instead. If the agent exited but its stdout stays open (something it started holds it) for
     ``exit_grace`` seconds, the input is taken as ended.
     """
+
+    copy: PipeCopy | None = None  # its lines copied, redacted, for Full output (when set)
 
     def __init__(
         self,

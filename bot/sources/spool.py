@@ -8,7 +8,9 @@ lists them, to be read from their stored positions with ``stop_at_end`` and dele
 and committed (``remove_spool``). A wrapped command's output (``run -- CMD``) is not spooled:
 a restart runs the command again, so there is nothing to resume. A line over the size limit is
 spooled cut to its first ``max_line_bytes + 1`` bytes, enough for the follower to know it is
-too long: a line with no end (``/dev/zero``) does not fill the disk.
+too long: a line with no end (``/dev/zero``) does not fill the disk. Given a ``redactor``, each
+line is spooled redacted (``bot.sources.pipe_copy.redacted_line``): what an agent printed to a
+pipe is put on disk without its secrets (what is read from the spool is redacted again anyway).
 """
 
 from __future__ import annotations
@@ -21,9 +23,11 @@ from pathlib import Path
 
 from bot import events
 from bot.errors import InputError
+from bot.redaction import Redactor
 from bot.sources.file_options import FileOptions
 from bot.sources.follow import FileFollower
 from bot.sources.lines import DEFAULT_MAX_LINE_BYTES
+from bot.sources.pipe_copy import redacted_line
 from bot.sources.position import FilePosition
 from bot.sources.source import Item, SourceEvent
 from bot.sources.stream import CHUNK_BYTES, ChunkStream
@@ -48,6 +52,7 @@ class StdinSpool:
         name: str | None = None,
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
+        redactor: Redactor | None = None,
     ) -> None:
         self.error: OSError | ValueError | None = None  # the copying failed (said once)
         self._error_said = False
@@ -59,6 +64,7 @@ class StdinSpool:
         options = FileOptions(max_line_bytes=max_line_bytes)
         self._follower = FileFollower(self.path, options, name=self.name)
         self._clipper = LineClipper(max_line_bytes + 1)
+        self._redacting = None if redactor is None else LineRedactor(redactor)
         self._thread = threading.Thread(
             target=self._copy, name="slacktail-spool", daemon=True
         )
@@ -120,8 +126,13 @@ class StdinSpool:
                 chunk = self._stream.read1(CHUNK_BYTES)
                 if not chunk:
                     break
-                _write_all(fd, self._clipper.clip(chunk))
+                chunk = self._clipper.clip(chunk)
+                if self._redacting is not None:
+                    chunk = self._redacting.redact(chunk)
+                _write_all(fd, chunk)
                 self._wrote.set()
+            if self._redacting is not None:  # the last line, with no newline
+                _write_all(fd, self._redacting.flush())
         except (OSError, ValueError) as error:  # EIO, a closed stream, a full disk
             self.error = error  # said by the next read
         finally:
@@ -153,6 +164,30 @@ class LineClipper:
                 return b"".join(parts)
             parts.append(b"\n")
             self._line, start = 0, end + 1
+
+
+class LineRedactor:
+    """Chunks of a stream in, the same with each line redacted out (``redacted_line``): a line
+    is written once its newline came (the last one at ``flush``)."""
+
+    def __init__(self, redactor: Redactor) -> None:
+        self._redactor = redactor
+        self._parts: list[bytes] = []  # the line begun and not ended yet
+
+    def redact(self, chunk: bytes) -> bytes:
+        end = chunk.rfind(b"\n")
+        if end < 0:
+            self._parts.append(chunk)
+            return b""
+        lines = b"".join([*self._parts, chunk[:end]])
+        self._parts = [chunk[end + 1 :]] if end + 1 < len(chunk) else []
+        if not self._redactor.may_hold_secret_json(lines):  # most chunks: as they are
+            return lines + b"\n"
+        return b"".join(redacted_line(self._redactor, line) + b"\n" for line in lines.split(b"\n"))
+
+    def flush(self) -> bytes:
+        rest, self._parts = b"".join(self._parts), []
+        return redacted_line(self._redactor, rest) if rest else b""
 
 
 def leftover_spools(folder: Path, *, besides: Path | None = None) -> list[Path]:

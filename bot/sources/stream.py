@@ -15,6 +15,7 @@ from typing import Protocol
 
 from bot import events
 from bot.sources.lines import DEFAULT_MAX_LINE_BYTES, LineSplitter
+from bot.sources.pipe_copy import PipeCopy
 from bot.sources.source import Item, SourceEvent
 
 CHUNK_BYTES = 64 * 1024
@@ -39,6 +40,8 @@ class StreamReader:
     (the wrapped command's write-through). An error reading the stream ends the input; it is
     kept in ``error`` and said (a ``reading_stopped`` event).
     """
+
+    copy: PipeCopy | None = None  # its lines copied, redacted, for Full output (when set)
 
     def __init__(
         self,

@@ -14,7 +14,7 @@ from blocks.full_output import (
 )
 from blocks.text import unescape_mrkdwn
 from blocks.thread import thread_messages
-from bot.caps import OUTPUT_PAGE_CHARS
+from bot.caps import ERROR_PREVIEW, OUTPUT_PAGE_CHARS
 from bot.controls import FULL_OUTPUT, read_value
 from bot.localslack.limits import message_errors
 from bot.localslack.limits_views import view_errors
@@ -94,13 +94,19 @@ def test_a_changed_log_is_said_in_the_modal() -> None:
     assert view_errors(view, ("modal",)) is None
 
 
-def session_with_call(output: str, controls: bool, kept: bool = True) -> Session:
+LONG = "a line of the output\n" * 50
+
+
+def session_with_call(
+    output: str, controls: bool, kept: bool = True, failed: bool = False
+) -> Session:
     session = Session("s1", SessionSettings(controls=controls))
     origin = Origin("s1", T0, 1)
     session.apply(SessionStarted(origin, agent="claude-code"))
     session.apply(ToolCall(Origin("s1", T0, 2), call_id="call_1", name="Bash",
                            input={"command": "cat log"}))  # fmt: skip
-    session.apply(ToolResult(Origin("s1", T0, 3), call_id="call_1", output=output))
+    session.apply(ToolResult(Origin("s1", T0, 3), call_id="call_1", output=output,
+                             is_error=failed))  # fmt: skip
     if kept:
         session.calls["call_1"].output_at = OutputPosition("/l.jsonl", 3, 900, 800, "d")
     return session
@@ -117,20 +123,38 @@ def full_output_buttons(session: Session) -> list[dict[str, object]]:
 
 
 def test_a_cut_output_has_a_full_output_button_naming_its_session_and_call() -> None:
-    [button] = full_output_buttons(session_with_call("a\n" * 50, controls=True))
+    [button] = full_output_buttons(session_with_call(LONG, controls=True))
     assert read_value(str(button["value"])) == ("s1", {"call": "call_1"})
 
 
 def test_no_button_without_the_app() -> None:
-    assert full_output_buttons(session_with_call("a\n" * 50, controls=False)) == []
+    assert full_output_buttons(session_with_call(LONG, controls=False)) == []
 
 
 def test_no_button_for_an_output_shown_whole() -> None:
     assert full_output_buttons(session_with_call("done", controls=True)) == []
 
 
+def test_no_button_for_a_short_output_of_two_lines_shown_on_one() -> None:
+    assert full_output_buttons(session_with_call("one\ntwo", controls=True)) == []
+
+
+def test_a_success_shown_on_one_line_gets_a_button_only_past_the_lines_length() -> None:
+    shown_whole = "x" * 80 + "\n" + "x" * 79  # 160 characters on one line (the newline a space)
+    assert full_output_buttons(session_with_call(shown_whole, True)) == []
+    assert len(full_output_buttons(session_with_call(shown_whole + "x", True))) == 1
+
+
+def test_a_failure_shown_in_a_code_block_gets_a_button_only_past_the_blocks_length() -> None:
+    fits = "e" * (ERROR_PREVIEW - 8)  # the block's fences and newlines take 8
+    assert full_output_buttons(session_with_call(fits, True, failed=True)) == []
+    assert len(full_output_buttons(session_with_call(fits + "e", True, failed=True))) == 1
+    escaped = "<" * (ERROR_PREVIEW // 4)  # each `&lt;` in the block: 4 characters, cut
+    assert len(full_output_buttons(session_with_call(escaped, True, failed=True))) == 1
+
+
 def test_no_button_for_an_output_that_cannot_be_read_again() -> None:
-    assert full_output_buttons(session_with_call("a\n" * 50, True, kept=False)) == []
+    assert full_output_buttons(session_with_call(LONG, True, kept=False)) == []
 
 
 def test_the_modal_while_the_log_is_read_says_so() -> None:

@@ -18,10 +18,18 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.errors import InputError
+from bot.redaction import Redactor
 from bot.sources.file_options import FileOptions
 from bot.sources.follow import FileFollower
 from bot.sources.lines import Line, LineOverLimit, LongLine
-from bot.sources.spool import LineClipper, StdinSpool, leftover_spools, remove_spool
+from bot.sources.pipe_copy import redacted_line
+from bot.sources.spool import (
+    LineClipper,
+    LineRedactor,
+    StdinSpool,
+    leftover_spools,
+    remove_spool,
+)
 from tests.sources.helpers import collect, data, until_closed, until_lines, wait_until
 
 MOMENT = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
@@ -134,3 +142,38 @@ def test_clipping_cuts_each_line_to_its_first_bytes_however_it_is_chunked(
     clipper = LineClipper(keep)
     clipped = b"".join(clipper.clip(data[a:b]) for a, b in itertools.pairwise(bounds))
     assert clipped == b"\n".join(line[:keep] for line in data.split(b"\n"))
+
+
+SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+
+
+def test_given_a_redactor_stdin_is_spooled_without_its_secrets(
+    tmp_path: Path, pipe: tuple[BinaryIO, int]
+) -> None:
+    stream, writer = pipe
+    spool = StdinSpool(stream, tmp_path / "spool", redactor=Redactor())
+    secret = SECRET.encode()
+    os.write(writer, b'{"a": "one"}\n{"token": "' + secret + b'"}\nlast ' + secret)
+    os.close(writer)
+    assert data(collect(spool, until_closed(spool))) == [
+        b'{"a": "one"}', b'{"token": "[redacted:github-token]"}', b"last [redacted:github-token]"
+    ]
+    assert SECRET.encode() not in spool.path.read_bytes()
+
+
+@given(
+    chunks=st.lists(st.sampled_from([b"a", b"\n", b"token ", SECRET.encode(), b"{\"x\": 1}"]),
+                    max_size=30),
+    cuts=st.lists(st.integers(0, 500), max_size=10),
+)  # fmt: skip
+def test_redacting_gives_each_line_redacted_however_it_is_chunked(
+    chunks: list[bytes], cuts: list[int]
+) -> None:
+    text = b"".join(chunks)
+    bounds = [0, *sorted(cut % (len(text) + 1) for cut in cuts), len(text)]
+    redacting = LineRedactor(Redactor())
+    written = b"".join(redacting.redact(text[a:b]) for a, b in itertools.pairwise(bounds))
+    written += redacting.flush()
+    expected = [redacted_line(Redactor(), line) for line in text.split(b"\n")]
+    assert written == b"\n".join(expected)
+    assert SECRET.encode() not in written
