@@ -40,14 +40,13 @@ from bot.local_slack import keep_serving, local_channel, serve_alone, start_loca
 from bot.localslack import LocalSlack
 from bot.localslack.model import HUMAN_USER_ID
 from bot.logs import EventLog, redactor_for
+from bot.pipe_copies import copy_pipes
 from bot.progress import ProgressBar
 from bot.replay import Replay
 from bot.session import SessionSettings
 from bot.sources.command import AgentCommand
 from bot.sources.folder import FolderWatch
-from bot.sources.pipe_copy import PipeCopy
 from bot.sources.source import Source
-from bot.sources.stream import StreamReader
 from bot.store import Store, default_state_dir
 from bot.targets import Target, check_target, job_of, target_for
 
@@ -150,7 +149,7 @@ def follow(
         target = target_for(path, once=once, restored=state.restored, spool_dir=spool_dir,
                             max_line_bytes=settings.max_line_bytes, patterns=settings.patterns,
                             redactor=redactor_for(settings))  # fmt: skip
-        copies = _copy_pipes(settings, slack, target.sources)
+        copies = copy_pipes(settings, slack, target.sources)
         try:
             bar = ProgressBar(target.size, Path(path).name, min_bytes=0) if once else None
             # Counters are gathered each turn only for a health endpoint to serve them.
@@ -232,7 +231,7 @@ def run(settings: Settings, argv: Sequence[str], *, log: EventLog) -> int:
             state.restored.core.ended.discard(command.name)
         stopper = AgentStop(command, log, interrupt_grace_s=settings.sigterm_after_s,
                             terminate_grace_s=settings.sigkill_after_s)  # fmt: skip
-        copies = _copy_pipes(settings, slack, [command])
+        copies = copy_pipes(settings, slack, [command])
         try:
             follower = _follower(settings, slack, [command], log, None, state,
                                  stop_button=slack.receiving is not None)  # fmt: skip
@@ -260,28 +259,6 @@ def agent_env(settings: Settings) -> dict[str, str] | None:
     if settings.state_dir is None:
         return None
     return {**os.environ, "SLACKTAIL_STATE_DIR": str(settings.state_dir)}
-
-
-def _copy_pipes(settings: Settings, slack: Slack, sources: Sequence[Source]) -> list[PipeCopy]:
-    """What comes through a pipe (``run``'s agent, an unspooled stdin) copied, redacted, to
-    the state directory while the app can show Full output (``bot.sources.pipe_copy``): the
-    copies made, to close (remove) when the run ends."""
-    pipes = [source for source in sources if isinstance(source, AgentCommand | StreamReader)]
-    if slack.receiving is None or not pipes:
-        return []
-    state = settings.state_dir or default_state_dir()
-    copies: list[PipeCopy] = []
-    try:
-        state.mkdir(mode=0o700, parents=True, exist_ok=True)
-        for source in pipes:
-            source.copy = PipeCopy(state / "spool", source.name, redactor_for(settings))
-            copies.append(source.copy)
-    except OSError as error:
-        names = ", ".join(source.name for source in pipes)
-        print(f"slacktail: {state}: cannot keep a copy of what {names} writes there "
-              f"({error.strerror or error}); its tool calls get no Full output",
-              file=sys.stderr)  # fmt: skip
-    return copies
 
 
 def _agent_goes_on(command: AgentCommand, error: BaseException, log: EventLog) -> None:

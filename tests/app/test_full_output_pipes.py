@@ -27,6 +27,7 @@ from bot.controls import FULL_OUTPUT, FULL_OUTPUT_NEXT
 from bot.delivery import SlackApi
 from bot.localslack import LocalSlack
 from bot.localslack.model import HUMAN_USER_ID
+from bot.pipe_copies import copy_pipes
 from bot.sources.stream import StreamReader
 from tests.conftest import wait_until
 from tests.test_outputs import SECRET, claude_stream, long_output
@@ -204,7 +205,7 @@ def test_a_state_directory_that_cannot_hold_a_copy_is_said_and_reading_goes_on(
     read_end, write_end = os.pipe()
     with os.fdopen(read_end, "rb") as stream:
         reader = StreamReader(stream, name="stdin")
-        assert bot.commands._copy_pipes(settings, slack, [reader]) == []
+        assert copy_pipes(settings, slack, [reader]) == []
         assert reader.copy is None
         os.close(write_end)
     assert "cannot keep a copy of what stdin writes there" in capsys.readouterr().err
