@@ -63,7 +63,7 @@ class PipeCopy:
         gap = b"\n" * max(line.number - self._number - 1, 0)  # lines not copied (too long)
         data = redacted_line(self._redactor, line.data)
         try:
-            _write_all(self._fd, gap + data + b"\n")
+            write_all(self._fd, gap + data + b"\n")
         except OSError as error:
             self.error = error
             return None
@@ -137,7 +137,8 @@ def _is_json(data: bytes | str) -> bool:
     return True
 
 
-def _write_all(fd: int, data: bytes) -> None:
+def write_all(fd: int, data: bytes) -> None:
+    """All of ``data`` written to ``fd`` (``os.write`` may write part of it)."""
     view = memoryview(data)
     while view:
         written = os.write(fd, view)

@@ -27,7 +27,7 @@ from bot.redaction import Redactor
 from bot.sources.file_options import FileOptions
 from bot.sources.follow import FileFollower
 from bot.sources.lines import DEFAULT_MAX_LINE_BYTES
-from bot.sources.pipe_copy import redacted_line
+from bot.sources.pipe_copy import redacted_line, write_all
 from bot.sources.position import FilePosition
 from bot.sources.source import Item, SourceEvent
 from bot.sources.stream import CHUNK_BYTES, ChunkStream
@@ -129,10 +129,10 @@ class StdinSpool:
                 chunk = self._clipper.clip(chunk)
                 if self._redacting is not None:
                     chunk = self._redacting.redact(chunk)
-                _write_all(fd, chunk)
+                write_all(fd, chunk)
                 self._wrote.set()
             if self._redacting is not None:  # the last line, with no newline
-                _write_all(fd, self._redacting.flush())
+                write_all(fd, self._redacting.flush())
         except (OSError, ValueError) as error:  # EIO, a closed stream, a full disk
             self.error = error  # said by the next read
         finally:
@@ -213,10 +213,3 @@ def _create(folder: Path, moment: datetime) -> Path:
         reason = error.strerror or error
         raise InputError(f"{folder}: cannot spool stdin there ({reason})") from None
     return path
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]
