@@ -38,6 +38,10 @@ def test_help_imports_neither_slack_sdk_nor_pydantic_nor_the_local_slack(args: l
     assert _imported_by(*args) == set()
 
 
+def test_preview_imports_neither_slack_sdk_nor_pydantic_without_a_setting_given() -> None:
+    assert _imported_by("preview", "--json", LOG) == {"bot.formats"}
+
+
 def test_the_choices_written_out_in_the_cli_are_the_codes() -> None:
     assert tuple(v.value for v in Verbosity) == VERBOSITIES
     assert tuple(sorted(LEVELS, key=LEVELS.__getitem__)) == LOG_LEVELS

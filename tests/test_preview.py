@@ -324,6 +324,26 @@ def test_a_line_over_the_limit_is_said_counted_as_unparsed_and_the_rest_previewe
     )
 
 
+def test_the_line_limit_from_the_environment_is_validated_by_the_settings(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("SLACKTAIL_MAX_LINE_BYTES", "12")
+    assert main(["preview", "--json", str(FIXTURES / "preview_mentions.jsonl")]) == 2
+    assert "invalid setting max_line_bytes" in capsys.readouterr().err
+
+
+def test_the_line_limit_comes_from_the_settings_file_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "slacktail.toml"
+    config.write_text("max_line_bytes = 1024\n")
+    monkeypatch.setenv("SLACKTAIL_CONFIG", str(config))
+    log = tmp_path / "agent.jsonl"
+    log.write_bytes(b'{"huge": "' + b"x" * 2000 + b'"}\n')
+    assert main(["preview", str(log)]) == 2
+    assert "over the limit of 1,024 bytes" in capsys.readouterr().err
+
+
 def test_a_log_of_only_a_line_over_the_limit_says_that_not_that_it_is_empty(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
