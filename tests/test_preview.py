@@ -18,6 +18,7 @@ from blocks.thread import thread_messages
 from bot.cli import main
 from bot.formats.reader import SourceReader
 from bot.preview import (
+    CHUNK_BYTES,
     build_preview,
     expected_results,
     preview_document,
@@ -140,14 +141,16 @@ TRANSCRIPT = FIXTURES / "claude_transcript_seed001.jsonl"
 @pytest.mark.parametrize(
     "paths", [[], [STREAM], [STREAM, TRANSCRIPT]], ids=["no session", "one", "two sessions"]
 )
-def test_the_json_written_a_message_at_a_time_is_the_whole_document_indented(
-    paths: list[Path],
+@pytest.mark.parametrize("chunk_bytes", [1, 2000, CHUNK_BYTES])
+def test_the_json_written_in_pieces_is_the_whole_document_indented(
+    paths: list[Path], chunk_bytes: int
 ) -> None:
     preview = build_preview(paths)
-    out = io.BytesIO()
-    write_document(preview, out.write)
+    pieces: list[bytes] = []
+    write_document(preview, pieces.append, chunk_bytes)
     whole = orjson.dumps(preview_document(preview), option=orjson.OPT_INDENT_2) + b"\n"
-    assert out.getvalue() == whole
+    assert b"".join(pieces) == whole
+    assert all(len(piece) >= chunk_bytes for piece in pieces[:-1])  # none but the last short
 
 
 def test_preview_text_shows_the_thread_readably(capsys: pytest.CaptureFixture[str]) -> None:
