@@ -266,19 +266,14 @@ def _users(given: list[str] | None) -> tuple[str, ...] | None:
 
 
 def _preview(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from bot.config import load_settings  # SLACKTAIL_MAX_LINE_BYTES
     from bot.errors import FormatError
     from bot.preview import build_preview, preview_paths, preview_text, write_document
     from bot.session import SessionSettings, Verbosity
 
     settings = SessionSettings(verbosity=Verbosity(args.verbosity))
     paths = preview_paths(args.files, args.patterns or ())
-    config = os.environ.get("SLACKTAIL_CONFIG") or None
-    limit = load_settings({}, Path(config) if config else None).max_line_bytes
     preview = build_preview(paths, family=args.format, settings=settings,
-                            max_line_bytes=limit)  # fmt: skip
+                            max_line_bytes=_max_line_bytes())  # fmt: skip
     if args.json:
         write_document(preview, sys.stdout.buffer.write)
     else:
@@ -291,6 +286,23 @@ def _preview(args: argparse.Namespace) -> int:
             print(f"slacktail: nothing to read: {what}", file=sys.stderr)
         return FormatError.exit_code
     return 0
+
+
+def _max_line_bytes() -> int:
+    """The one setting preview reads (SLACKTAIL_MAX_LINE_BYTES), validated by the settings when
+    the environment or a settings file may give it; else its default, without importing the
+    settings' pydantic (120 ms of start-up)."""
+    from pathlib import Path
+
+    from bot.sources.lines import DEFAULT_MAX_LINE_BYTES
+
+    config = os.environ.get("SLACKTAIL_CONFIG") or None
+    named = any(name.upper() == "SLACKTAIL_MAX_LINE_BYTES" for name in os.environ)
+    if config is None and not named:
+        return DEFAULT_MAX_LINE_BYTES
+    from bot.config import load_settings
+
+    return load_settings({}, Path(config) if config else None).max_line_bytes
 
 
 def _approvals(args: argparse.Namespace) -> int:

@@ -25,6 +25,7 @@ from pydantic_settings import (
 from bot.errors import UsageError
 from bot.redaction import allowlist, extra_rule
 from bot.session import Verbosity
+from bot.sources.lines import DEFAULT_MAX_LINE_BYTES
 
 SLACK_API_URL = "https://slack.com/api/"
 _SECRETS = ("slack_bot_token", "slack_app_token", "slack_signing_secret")
@@ -93,7 +94,8 @@ class Settings(BaseSettings):
         "(default: the agents' session files)",
     )
     max_line_bytes: int = Field(
-        default=8 * 1024 * 1024, ge=1024, description="a longer log line is counted and skipped"
+        default=DEFAULT_MAX_LINE_BYTES, ge=1024,
+        description="a longer log line is counted and skipped",
     )
     rate_scale: float = Field(
         default=1.0, gt=0, description="pace this many times faster (a local Slack whose "

@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, TextIO
 
 import orjson
 
-from bot.events import Event
 from bot.redaction import Redactor
 
 if TYPE_CHECKING:  # the settings' pydantic is not imported for a command that has none
     from bot.config import Settings
+    from bot.events import Event  # 24 ms to import: preview writes no event
 
 LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING,
           "error": logging.ERROR}  # fmt: skip

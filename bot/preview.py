@@ -32,6 +32,7 @@ from bot.sources.lines import DEFAULT_MAX_LINE_BYTES, Line, LineOverLimit, LongL
 from bot.sources.patterns import FilePatterns
 
 STDIN: Path = Path("-")
+CHUNK_BYTES = 1024 * 1024  # the --json document is written in pieces of about this size
 
 
 @dataclass
@@ -150,20 +151,36 @@ def preview_document(preview: Preview) -> dict[str, Any]:
     }
 
 
-def write_document(preview: Preview, write: Callable[[bytes], object]) -> None:
+def write_document(
+    preview: Preview, write: Callable[[bytes], object], chunk_bytes: int = CHUNK_BYTES
+) -> None:
     """The ``--json`` document, byte for byte as ``orjson.dumps(preview_document(preview),
-    option=OPT_INDENT_2)`` writes it, given to ``write`` a message at a time: a long thread is
-    never held whole, as messages nor as JSON."""
-    write(b'{\n  "sessions": [')
+    option=OPT_INDENT_2)`` writes it, built a message at a time (a long thread is never held
+    whole, as messages nor as JSON) and given to ``write`` in pieces of about ``chunk_bytes``:
+    the 100k-line benchmark's 34 MB in 33 writes, not 12,441 (one a message)."""
+    pending: list[bytes] = []
+    size = 0
+    for piece in _document_pieces(preview):
+        pending.append(piece)
+        size += len(piece)
+        if size >= chunk_bytes:
+            write(b"".join(pending))
+            pending.clear()
+            size = 0
+    write(b"".join(pending))
+
+
+def _document_pieces(preview: Preview) -> Iterator[bytes]:
+    yield b'{\n  "sessions": ['
     for number, session in enumerate(preview.sessions()):
         head = _indented(_session_head(session), 4)[:-6]  # without its closing "\n    }"
-        write((b"\n    " if number == 0 else b",\n    ") + head + b',\n      "messages": [')
+        yield (b"\n    " if number == 0 else b",\n    ") + head + b',\n      "messages": ['
         for index, message in enumerate(_shown_one_at_a_time(preview, session)):
             shown = {"key": message.key, "text": message.text, "blocks": list(message.blocks)}
-            write((b"\n        " if index == 0 else b",\n        ") + _indented(shown, 8))
-        write(b"\n      ]\n    }")
+            yield (b"\n        " if index == 0 else b",\n        ") + _indented(shown, 8)
+        yield b"\n      ]\n    }"
     stats = _indented(preview_document_stats(preview), 2)
-    write((b"\n  ]" if preview.book.sessions else b"]") + b',\n  "stats": ' + stats + b"\n}\n")
+    yield (b"\n  ]" if preview.book.sessions else b"]") + b',\n  "stats": ' + stats + b"\n}\n"
 
 
 def _indented(value: Any, depth: int) -> bytes:

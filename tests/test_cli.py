@@ -4,6 +4,7 @@ a traceback) for each mistake."""
 
 from __future__ import annotations
 
+import gc
 import socket
 import subprocess
 import sys
@@ -37,6 +38,19 @@ def _imported_by(*args: str) -> set[str]:
 @pytest.mark.parametrize("args", [["--help"], ["follow", "--help"], ["preview", "--help"]])
 def test_help_imports_neither_slack_sdk_nor_pydantic_nor_the_local_slack(args: list[str]) -> None:
     assert _imported_by(*args) == set()
+
+
+def test_preview_imports_neither_slack_sdk_nor_pydantic_without_a_setting_given() -> None:
+    assert _imported_by("preview", "--json", LOG) == {"bot.formats"}
+
+
+def test_preview_leaves_the_garbage_collector_as_it_found_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    before = gc.get_threshold()
+    assert main(["preview", "--json", LOG]) == 0
+    assert (gc.get_threshold(), gc.get_freeze_count()) == (before, 0)
+    assert capsys.readouterr().out.startswith("{")
 
 
 def test_the_choices_written_out_in_the_cli_are_the_codes() -> None:

@@ -18,6 +18,7 @@ from blocks.thread import thread_messages
 from bot.cli import main
 from bot.formats.reader import SourceReader
 from bot.preview import (
+    CHUNK_BYTES,
     build_preview,
     expected_results,
     preview_document,
@@ -140,14 +141,16 @@ TRANSCRIPT = FIXTURES / "claude_transcript_seed001.jsonl"
 @pytest.mark.parametrize(
     "paths", [[], [STREAM], [STREAM, TRANSCRIPT]], ids=["no session", "one", "two sessions"]
 )
-def test_the_json_written_a_message_at_a_time_is_the_whole_document_indented(
-    paths: list[Path],
+@pytest.mark.parametrize("chunk_bytes", [1, 2000, CHUNK_BYTES])
+def test_the_json_written_in_pieces_is_the_whole_document_indented(
+    paths: list[Path], chunk_bytes: int
 ) -> None:
     preview = build_preview(paths)
-    out = io.BytesIO()
-    write_document(preview, out.write)
+    pieces: list[bytes] = []
+    write_document(preview, pieces.append, chunk_bytes)
     whole = orjson.dumps(preview_document(preview), option=orjson.OPT_INDENT_2) + b"\n"
-    assert out.getvalue() == whole
+    assert b"".join(pieces) == whole
+    assert all(len(piece) >= chunk_bytes for piece in pieces[:-1])  # none but the last short
 
 
 def test_preview_text_shows_the_thread_readably(capsys: pytest.CaptureFixture[str]) -> None:
@@ -322,6 +325,26 @@ def test_a_line_over_the_limit_is_said_counted_as_unparsed_and_the_rest_previewe
         f"slacktail: warning: {log}: line 2 is over the limit of 1,024 bytes "
         "(SLACKTAIL_MAX_LINE_BYTES): skipping it to its end\n"
     )
+
+
+def test_the_line_limit_from_the_environment_is_validated_by_the_settings(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("SLACKTAIL_MAX_LINE_BYTES", "12")
+    assert main(["preview", "--json", str(FIXTURES / "preview_mentions.jsonl")]) == 2
+    assert "invalid setting max_line_bytes" in capsys.readouterr().err
+
+
+def test_the_line_limit_comes_from_the_settings_file_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "slacktail.toml"
+    config.write_text("max_line_bytes = 1024\n")
+    monkeypatch.setenv("SLACKTAIL_CONFIG", str(config))
+    log = tmp_path / "agent.jsonl"
+    log.write_bytes(b'{"huge": "' + b"x" * 2000 + b'"}\n')
+    assert main(["preview", str(log)]) == 2
+    assert "over the limit of 1,024 bytes" in capsys.readouterr().err
 
 
 def test_a_log_of_only_a_line_over_the_limit_says_that_not_that_it_is_empty(

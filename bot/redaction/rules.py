@@ -62,21 +62,26 @@ def high_entropy(value: str) -> bool:
 
 
 def _rule(kind: str, keywords: tuple[str, ...], pattern: str, group: int = 0,
-          check: Callable[[str], bool] | None = None, *, anchored: bool = True) -> Rule:
+          check: Callable[[str], bool] | None = None, *, anchored: bool = True,
+          in_json: str | None = None) -> Rule:  # fmt: skip
     """A rule; ``anchored``: every match starts with one of its keywords, so it is tried only
-    where the pre-filter found one (else the expression searches the whole text)."""
-    return Rule(kind, keywords, re.compile(pattern), group, check, anchored)
+    where the pre-filter found one (else the expression searches the whole text); ``in_json``:
+    its confirmation over JSON text (``Rule.in_json``), where its keyword is common."""
+    confirm = re.compile(in_json.encode()) if in_json is not None else None
+    return Rule(kind, keywords, re.compile(pattern), group, check, anchored, confirm)
 
 
 def _words(kind: str, words: tuple[str, ...], pattern: str, group: int = 0,
-           check: Callable[[str], bool] | None = None) -> Rule:  # fmt: skip
+           check: Callable[[str], bool] | None = None,
+           confirm: str | None = None) -> Rule:  # fmt: skip
     """An anchored rule whose keywords are ``words`` in lower, Title and UPPER case; its
-    stems (``STEMS``) leave out the first letter, so its JSON form is matched one before."""
+    stems (``STEMS``) leave out the first letter, so its JSON form is matched one before.
+    ``confirm``: the expression its JSON form is made of, if not ``pattern``."""
     keywords = tuple(dict.fromkeys(
         variant for word in words for variant in (word, word[0].upper() + word[1:], word.upper())
     ))  # fmt: skip
     return Rule(kind, keywords, re.compile(pattern), group, check, anchored=True,
-                in_json=_json_form(pattern), json_offset=1)  # fmt: skip
+                in_json=_json_form(confirm or pattern), json_offset=1)  # fmt: skip
 
 
 def _json_form(pattern: str) -> re.Pattern[bytes]:
@@ -87,12 +92,19 @@ def _json_form(pattern: str) -> re.Pattern[bytes]:
 
 
 _WS = r"[ \t\r\n]"  # JSON writes each as a two-character escape: _json_form allows it
-_ASSIGNED = (
+_ASSIGNED_TO = (
     r"(?i:password|passwd|secret|token|api[_-]?key|apikey|credentials?)[A-Za-z0-9_.-]{0,40}"
     + _QUOTE
     + rf"{_WS}*(?:=>|=|:){_WS}*"
     + _QUOTE
-    + r"""([^\s\x00-\x1f"'\\,;&<>(){}\[\]`$|]{8,200})"""
+)
+_VALUE = r"""[^\s\x00-\x1f"'\\,;&<>(){}\[\]`$|]"""
+_ASSIGNED = _ASSIGNED_TO + rf"({_VALUE}{{8,200}})"
+# Over JSON (UTF-8 bytes), a value high_entropy could take: a letter and a digit in it (any
+# byte past ASCII may be part of either). Keeps "apiKeySource": "environment" from counting.
+_ASSIGNED_GENERATED = (
+    _ASSIGNED_TO + rf"(?={_VALUE}*[A-Za-z\x80-\xff])(?={_VALUE}*[0-9\x80-\xff])"
+    + rf"({_VALUE}{{8,200}})"
 )
 
 # No whitespace, control character, quote or backslash in the user or password: so the same
@@ -100,6 +112,13 @@ _ASSIGNED = (
 # none there): a marker, "[redacted:…]", is never taken for a user or a password.
 _URL_PASSWORD = (
     rf":(?:{_SLASH}){{2}}[^\s\x00-\x1f/@:\"'\\\[\]]+:([^\s\x00-\x1f/@\"'\\\[\]]+)@"
+)
+
+_OPENAI_KEY = r"(?:proj-|svcacct-|admin-)?(?=[A-Za-z_-]*[0-9])[A-Za-z0-9_-]{20,}"
+# "sk-" not inside a word ("task-"), as JSON writes what comes before it: a character as it is,
+# or an escape ending in a letter or a hex digit ("\n", "\u0001") standing for one that is not.
+_OPENAI_KEY_IN_JSON = (
+    r"sk-(?:(?<![A-Za-z0-9_-]sk-)|(?<=\\[bfnrt]sk-)|(?<=\\u[0-9A-Fa-f]{4}sk-))" + _OPENAI_KEY
 )
 
 RULES: tuple[Rule, ...] = (
@@ -118,10 +137,10 @@ RULES: tuple[Rule, ...] = (
     Rule("url-password", ("://",), re.compile(_URL_PASSWORD), 1,
          lambda value: not value.startswith(MARKER_PREFIX), anchored=True,
          in_json=re.compile(_URL_PASSWORD.encode())),
-    _rule("anthropic-key", ("sk-ant-",), r"sk-ant-[A-Za-z0-9_-]{20,}"),
-    _rule("openai-key", ("sk-",),
-          r"sk-(?:(?<![A-Za-z0-9_-]sk-)|(?<=\\[nrt]sk-))"
-          r"(?:proj-|svcacct-|admin-)?(?=[A-Za-z_-]*[0-9])[A-Za-z0-9_-]{20,}"),
+    _rule("anthropic-key", ("sk-ant-",), r"sk-ant-[A-Za-z0-9_-]{20,}",
+          in_json=r"sk-ant-[A-Za-z0-9_-]{20,}"),
+    _rule("openai-key", ("sk-",), r"sk-(?:(?<![A-Za-z0-9_-]sk-)|(?<=\\[nrt]sk-))" + _OPENAI_KEY,
+          in_json=_OPENAI_KEY_IN_JSON),
     _rule("github-token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
           r"gh[pousr]_[A-Za-z0-9]{36,255}"),
     _rule("github-pat", ("github_pat_",), r"github_pat_[A-Za-z0-9_]{22,255}"),
@@ -154,7 +173,7 @@ RULES: tuple[Rule, ...] = (
     _words("secret-assignment",
               ("password", "passwd", "secret", "token", "api_key", "api-key", "apikey",
                "apiKey", "credential"),
-              _ASSIGNED, 1, high_entropy),
+              _ASSIGNED, 1, high_entropy, confirm=_ASSIGNED_GENERATED),
 )  # fmt: skip
 
 KINDS: tuple[str, ...] = tuple(rule.kind for rule in RULES)

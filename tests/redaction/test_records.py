@@ -118,3 +118,25 @@ def test_a_record_whose_words_only_look_like_keys_is_not_walked_again() -> None:
 def test_an_assignment_across_a_newline_in_a_record_is_redacted() -> None:
     record = ToolResult(Origin("s", AT, 1), call_id="c", output='password:\n   "Xk9mQ2vLp8zR"\n')
     assert "Xk9mQ2vLp8zR" not in redact_record(record, REDACTOR).output
+
+
+def test_words_that_only_look_like_a_key_or_an_assignment_are_not_walked_again() -> None:
+    for output in ("run the task-runner-for-every-package-2 tests", "apiKeySource: environment",
+                   '"time_to_first_token": 0.08507107299999461'):  # fmt: skip
+        record = ToolResult(Origin("s", AT, 1), call_id="c", output=output)
+        assert not REDACTOR.may_hold_secret_json(orjson.dumps(record)), output
+
+
+def test_a_secret_after_any_character_json_writes_as_an_escape_is_redacted() -> None:
+    for fake in fake_secrets():
+        for before in (" ", "\b", "\f", "\n", "\x01", "\x1f", '"', "\\", "é"):
+            record = ToolResult(Origin("s", AT, 1), call_id="c", output=f"{before}{fake.text}")
+            assert fake.probe not in redact_record(record, REDACTOR).output, (fake.kind, before)
+
+
+def test_an_assigned_value_with_letters_or_digits_past_ascii_is_redacted() -> None:
+    outputs = ("token: éàüöñç\u0661\u0662\u0663\u0664", "password=qwZxRtYu²³", "secret: 12345678éà")
+    for output in outputs:
+        assert REDACTOR.redact(output) != output  # the rule takes it...
+        record = ToolResult(Origin("s", AT, 1), call_id="c", output=output)
+        assert redact_record(record, REDACTOR).output != output  # ...and the pre-filter lets it
