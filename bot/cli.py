@@ -15,14 +15,21 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from bot import __version__
+from bot.cli_options import (
+    FORMAT_HELP,
+    VERBOSITIES,
+    duration,
+    family,
+    pattern_option,
+    slack_options,
+    speed,
+)
 from bot.secret_flags import refusal
 
 if TYPE_CHECKING:
     from bot.config import Settings
     from bot.logs import EventLog
 
-VERBOSITIES = ("quiet", "normal", "verbose")  # bot.session.Verbosity's values
-LOG_LEVELS = ("debug", "info", "warning", "error")  # bot.logs.LEVELS, lowest first
 INTERRUPTED = 130  # a shell's code for a command stopped by Ctrl-C
 
 PATH_HELP = (
@@ -70,10 +77,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     preview.add_argument("files", nargs="+", metavar="PATH", help=PATH_HELP)
     preview.add_argument("--json", action="store_true", help="print one JSON document")
-    preview.add_argument("--format", type=_family, metavar="FAMILY", help=FORMAT_HELP)
+    preview.add_argument("--format", type=family, metavar="FAMILY", help=FORMAT_HELP)
     preview.add_argument("--verbosity", choices=VERBOSITIES, default="normal",
                          help="what to show (default: normal)")  # fmt: skip
-    _pattern_option(preview)
+    pattern_option(preview)
     follow = subcommands.add_parser(
         "follow", help="keep the Slack threads of a log's sessions current as it is written"
     )
@@ -81,26 +88,26 @@ def _parser() -> argparse.ArgumentParser:
     follow.add_argument("--once", action="store_true",
                         help="read what is there, deliver the final state and stop (a local "
                         "Slack it started stays up until Ctrl-C, on a terminal)")  # fmt: skip
-    follow.add_argument("--replay-speed", type=_speed, metavar="N",
+    follow.add_argument("--replay-speed", type=speed, metavar="N",
                         help="replay a finished log at N times the pace it was written, from "
                         "its own timestamps (lines without one are read as they come)")  # fmt: skip
     follow.add_argument("--since", metavar="DURATION|TIME",
                         help="post only sessions active since then: 90m, 12h, 7d, or a date "
                         "and time such as 2026-11-01 (older ones are read, not posted; "
                         "SLACKTAIL_SINCE)")  # fmt: skip
-    _pattern_option(follow)
-    _slack_options(follow)
+    pattern_option(follow)
+    slack_options(follow)
     run = subcommands.add_parser(
         "run", help="run an agent, show its output, and post what it does to Slack"
     )
-    _slack_options(run)
+    slack_options(run)
     run.add_argument("agent", nargs=argparse.REMAINDER, metavar="-- CMD ARGS...",
                      help="the agent's command line, after --")  # fmt: skip
     approvals = subcommands.add_parser(
         "approvals", help="the MCP server Claude Code asks for permission "
         "(--permission-prompt-tool): each request is answered from the session's thread"
     )  # fmt: skip
-    approvals.add_argument("--approval-timeout", type=_duration, metavar="DURATION",
+    approvals.add_argument("--approval-timeout", type=duration, metavar="DURATION",
                            help="deny when no one answers within this long: 90s, 5m "
                            "(default: SLACKTAIL_APPROVAL_TIMEOUT, else 5m)")  # fmt: skip
     approvals.add_argument("--state-dir", metavar="DIR",
@@ -111,76 +118,6 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-FORMAT_HELP = "skip format detection: read the log as this family (see README: Log formats)"
-
-
-def _pattern_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--pattern", action="append", dest="patterns", metavar="GLOB",
-                        help="under a folder, the files this glob (relative to it) names, "
-                        "instead of the agents' session files; repeatable")  # fmt: skip
-
-
-def _slack_options(parser: argparse.ArgumentParser) -> None:
-    """Settings flags; each overrides its SLACKTAIL_* variable and the settings file. There
-    is no flag for a token: SLACK_BOT_TOKEN comes from the environment only."""
-    parser.add_argument("--channel", metavar="NAME",
-                        help="channel name or id (default: SLACKTAIL_CHANNEL)")  # fmt: skip
-    parser.add_argument("--thread-ts", metavar="TS", help="post into this existing thread")
-    parser.add_argument("--broadcast-result", action="store_true", default=None,
-                        help="also send each session's result to the channel")  # fmt: skip
-    parser.add_argument("--no-thread-status", action="store_false", default=None,
-                        dest="thread_status",
-                        help="do not show under a thread what its session is doing")  # fmt: skip
-    parser.add_argument("--agent-sessions", action="store_true", default=None,
-                        help="the app is declared an agent: agent sessions, Slack's Stop")
-    parser.add_argument("--plan-blocks", action="store_true", default=None,
-                        help="show the todo list as a plan of task cards")  # fmt: skip
-    parser.add_argument("--format", type=_family, metavar="FAMILY", help=FORMAT_HELP)
-    parser.add_argument("--verbosity", choices=VERBOSITIES,
-                        help="what to show (default: normal)")  # fmt: skip
-    parser.add_argument("--slack-api-url", metavar="URL",
-                        help="the Web API base URL (SLACK_API_URL)")  # fmt: skip
-    parser.add_argument("--config", metavar="FILE", help="a TOML settings file (SLACKTAIL_CONFIG)")
-    parser.add_argument("--state-dir", metavar="DIR",
-                        help="where positions and sent messages are kept across restarts "
-                        "(default: $XDG_STATE_HOME/slacktail)")  # fmt: skip
-    parser.add_argument("--health-port", type=_port, metavar="PORT",
-                        help="serve /healthz and Prometheus /metrics on this port")  # fmt: skip
-    parser.add_argument("--idle-after", metavar="DURATION",
-                        help="show a running session whose log is quiet this long as idle: "
-                        "seconds, or 90s, 10m, 1h (default 10m; SLACKTAIL_IDLE_AFTER)")  # fmt: skip
-    _app_options(parser)
-    _redaction_options(parser)
-
-
-def _app_options(parser: argparse.ArgumentParser) -> None:
-    """Who may use the controls, and how the app receives clicks (its secrets: environment)."""
-    parser.add_argument("--allow-user", action="append", dest="allow_users", metavar="USER_ID",
-                        help="this Slack user may use the controls (Stop...); repeatable "
-                        "(SLACKTAIL_ALLOW_USERS, comma-separated)")  # fmt: skip
-    parser.add_argument("--allow-channel-members", action="store_true", default=None,
-                        help="the channel's members may use the controls")  # fmt: skip
-    parser.add_argument("--http-port", type=_port, metavar="PORT",
-                        help="receive the app's requests by HTTP on this port, verified with "
-                        "SLACK_SIGNING_SECRET (default: Socket Mode with SLACK_APP_TOKEN; "
-                        "SLACKTAIL_HTTP_PORT)")  # fmt: skip
-    parser.add_argument("--http-host", metavar="ADDRESS",
-                        help="the address --http-port listens on (default 127.0.0.1: behind a "
-                        "proxy or tunnel; SLACKTAIL_HTTP_HOST)")  # fmt: skip
-
-
-def _redaction_options(parser: argparse.ArgumentParser) -> None:
-    """Redaction and logging flags (SLACKTAIL_REDACT_PATTERNS, _REDACT_ALLOWLIST as JSON
-    lists, SLACKTAIL_LOG_LEVEL)."""
-    parser.add_argument("--redact-pattern", action="append", dest="redact_patterns",
-                        metavar="[NAME::]REGEX", help="also redact what this matches")  # fmt: skip
-    parser.add_argument("--redact-allow", action="append", dest="redact_allowlist",
-                        metavar="TEXT|re:REGEX", help="never redact this")  # fmt: skip
-    parser.add_argument("--log-level", choices=LOG_LEVELS)
-    parser.add_argument("--debug", action="store_const", const="debug", dest="log_level",
-                        help="log at debug level (secrets are still redacted)")  # fmt: skip
-
-
 class _Version(argparse.Action):
     """``--version``: which core runs is asked only then (asking imports the core)."""
 
@@ -189,41 +126,6 @@ class _Version(argparse.Action):
 
         print(f"slacktail {__version__} ({description()})")
         parser.exit()
-
-
-def _family(name: str) -> str:
-    """A ``--format`` value: a registered family (the registry is imported only to check)."""
-    from bot.formats import FAMILIES
-
-    if name not in FAMILIES:
-        raise argparse.ArgumentTypeError(f"{name!r} is not a log family; one of: "
-                                         + ", ".join(sorted(FAMILIES)))  # fmt: skip
-    return name
-
-
-def _speed(text: str) -> float:
-    try:
-        speed = float(text)
-    except ValueError:
-        speed = 0.0
-    if not 0 < speed < float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r}: a positive number, e.g. 5 for 5 times faster")
-    return speed
-
-
-def _duration(text: str) -> float:
-    from bot.config import seconds_of
-
-    seconds = seconds_of(text)
-    if not isinstance(seconds, float) or seconds <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: a duration such as 90s or 5m")
-    return seconds
-
-
-def _port(text: str) -> int:
-    if not text.isdigit() or not 0 <= int(text) <= 65535:
-        raise argparse.ArgumentTypeError(f"{text!r}: a port number, 0 to 65535")
-    return int(text)
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -315,7 +217,7 @@ def _approvals(args: argparse.Namespace) -> int:
     timeout_s = args.approval_timeout
     if timeout_s is None:
         try:
-            timeout_s = _duration(os.environ.get("SLACKTAIL_APPROVAL_TIMEOUT") or
+            timeout_s = duration(os.environ.get("SLACKTAIL_APPROVAL_TIMEOUT") or
                                   f"{DEFAULT_TIMEOUT_S}")  # fmt: skip
         except argparse.ArgumentTypeError as error:
             print(f"slacktail approvals: error: SLACKTAIL_APPROVAL_TIMEOUT: {error}",

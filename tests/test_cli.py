@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 import bot.preview
-from bot.cli import LOG_LEVELS, VERBOSITIES, main
+from bot.cli import main
+from bot.cli_options import LOG_LEVELS, VERBOSITIES
 from bot.config import Settings
 from bot.logs import LEVELS
 from bot.session import Verbosity
