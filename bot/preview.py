@@ -27,9 +27,14 @@ from bot.progress import ProgressBar
 from bot.redaction import Redactor, redact_record, redact_value
 from bot.session import Session, SessionBook, SessionSettings, Significance
 from bot.sources.files import lines_of, log_lines, log_size
-from bot.sources.folder import SESSION_FILES, is_folder_target, left_out, split_target
 from bot.sources.lines import DEFAULT_MAX_LINE_BYTES, Line, LineOverLimit, LongLine
-from bot.sources.patterns import FilePatterns
+from bot.sources.patterns import (
+    SESSION_FILES,
+    FilePatterns,
+    is_folder_target,
+    left_out,
+    split_target,
+)
 
 STDIN: Path = Path("-")
 CHUNK_BYTES = 1024 * 1024  # the --json document is written in pieces of about this size

@@ -22,14 +22,9 @@ from bot.errors import InputError
 from bot.redaction import Redactor
 from bot.sources.document import DocumentFollower, DocumentOptions, is_document_file
 from bot.sources.file_options import FileOptions
-from bot.sources.folder import (
-    SESSION_FILES,
-    FolderOptions,
-    FolderWatch,
-    is_folder_target,
-    split_target,
-)
+from bot.sources.folder import FolderOptions, FolderWatch
 from bot.sources.follow import FileFollower
+from bot.sources.patterns import SESSION_FILES, is_folder_target, split_target
 from bot.sources.pipe import is_stream, open_stream
 from bot.sources.position import DocumentPosition, FilePosition, stored_position
 from bot.sources.source import Source

@@ -45,53 +45,21 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot import events
-from bot.errors import InputError
 from bot.sources.document import DocumentFollower, DocumentOptions, is_document_file
 from bot.sources.file_options import FileOptions
 from bot.sources.follow import FileFollower
 from bot.sources.lines import DEFAULT_MAX_LINE_BYTES
-from bot.sources.patterns import FilePatterns
+from bot.sources.patterns import SESSION_FILES, FilePatterns, left_out, split_target
 from bot.sources.position import DocumentPosition, FilePosition
 from bot.sources.source import SourceEvent
 from bot.sources.watch import ChangeWatch, wait_for_change
 
-SESSION_FILES = (
-    "**/*.jsonl",
-    "**/.system_generated/logs/transcript.jsonl",
-    "**/chats/session-*.json",
-    "**/*.traj",
-)
-TWINS = {"transcript_full.jsonl": "transcript.jsonl"}  # left out when the other is beside it
 RESCAN_S = 10.0  # with events; without, folders are scanned as often as files are polled
 CLOSE_IDLE_S = 60.0
-GLOB_CHARACTERS = frozenset("*?[")
-
-
-def is_folder_target(target: str) -> bool:
-    """``target`` names a folder or is a glob (else it is one file, or ``-``)."""
-    return Path(target).expanduser().is_dir() or any(c in GLOB_CHARACTERS for c in target)
 
 
 FollowedFile = FileFollower | DocumentFollower
 Resume = Callable[[Path], FilePosition | DocumentPosition | None]
-
-
-def split_target(
-    target: str, patterns: Sequence[str] = SESSION_FILES
-) -> tuple[Path, tuple[str, ...]]:
-    """The folder to watch and the glob patterns under it: ``DIR`` → ``(DIR, patterns)``,
-    ``~/logs/*/run-*.jsonl`` → ``(~/logs, ("*/run-*.jsonl",))``."""
-    path = Path(target).expanduser()
-    if path.is_dir():
-        return path, tuple(patterns)
-    parts = path.parts
-    fixed = next((i for i, part in enumerate(parts) if GLOB_CHARACTERS & set(part)), len(parts))
-    if fixed == len(parts):
-        raise InputError(f"{target}: not a folder, nor a glob pattern")
-    root = Path(*parts[:fixed]) if fixed else Path(".")
-    if not root.is_dir():
-        raise InputError(f"{root}: no such folder")
-    return root, (str(Path(*parts[fixed:])),)
 
 
 def parent_session(path: Path) -> str | None:
@@ -100,12 +68,6 @@ def parent_session(path: Path) -> str | None:
     if path.parent.name == "subagents" and path.name.startswith("agent-"):
         return path.parent.parent.name
     return None
-
-
-def left_out(path: Path) -> bool:
-    """A twin file, holding what its sibling holds, is not followed beside it."""
-    twin = TWINS.get(path.name)
-    return twin is not None and (path.parent / twin).is_file()
 
 
 @dataclass(frozen=True)

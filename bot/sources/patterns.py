@@ -16,7 +16,47 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from bot.errors import InputError
+
 RECURSIVE = "**"
+# The agents' session files under a followed folder (``slacktail follow DIR``).
+SESSION_FILES = (
+    "**/*.jsonl",
+    "**/.system_generated/logs/transcript.jsonl",
+    "**/chats/session-*.json",
+    "**/*.traj",
+)
+TWINS = {"transcript_full.jsonl": "transcript.jsonl"}  # left out when the other is beside it
+GLOB_CHARACTERS = frozenset("*?[")
+
+
+def is_folder_target(target: str) -> bool:
+    """``target`` names a folder or is a glob (else it is one file, or ``-``)."""
+    return Path(target).expanduser().is_dir() or any(c in GLOB_CHARACTERS for c in target)
+
+
+def split_target(
+    target: str, patterns: Sequence[str] = SESSION_FILES
+) -> tuple[Path, tuple[str, ...]]:
+    """The folder to watch and the glob patterns under it: ``DIR`` → ``(DIR, patterns)``,
+    ``~/logs/*/run-*.jsonl`` → ``(~/logs, ("*/run-*.jsonl",))``."""
+    path = Path(target).expanduser()
+    if path.is_dir():
+        return path, tuple(patterns)
+    parts = path.parts
+    fixed = next((i for i, part in enumerate(parts) if GLOB_CHARACTERS & set(part)), len(parts))
+    if fixed == len(parts):
+        raise InputError(f"{target}: not a folder, nor a glob pattern")
+    root = Path(*parts[:fixed]) if fixed else Path(".")
+    if not root.is_dir():
+        raise InputError(f"{root}: no such folder")
+    return root, (str(Path(*parts[fixed:])),)
+
+
+def left_out(path: Path) -> bool:
+    """A twin file, holding what its sibling holds, is not followed beside it."""
+    twin = TWINS.get(path.name)
+    return twin is not None and (path.parent / twin).is_file()
 
 
 class FilePatterns:

@@ -12,18 +12,11 @@ import pytest
 from bot import events
 from bot.errors import InputError
 from bot.sources.document import DocumentFollower
-from bot.sources.folder import (
-    SESSION_FILES,
-    FolderOptions,
-    FolderWatch,
-    FollowedFile,
-    is_folder_target,
-    parent_session,
-    split_target,
-)
+from bot.sources.folder import FolderOptions, FolderWatch, FollowedFile, parent_session
 from bot.sources.follow import FileFollower
 from bot.sources.lines import Line
 from bot.sources.opening import RETRY_S
+from bot.sources.patterns import SESSION_FILES, is_folder_target, split_target
 from bot.sources.source import Item, Rewritten, Rotated, SourceEvent
 from bot.sources.watch import ChangeWatch
 from tests.sources.helpers import Denied, data, said
