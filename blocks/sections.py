@@ -77,6 +77,8 @@ class MessageBlocks:
 
 def _chunks(text: str, limit: int) -> list[str]:
     """The texts of `mrkdwn_sections`, none empty or blank."""
+    if len(text) < limit - 8:  # one section: no line is cut, no code block split
+        return [text] if text.strip() else []
     chunks: list[str] = []
     current: list[str] = []
     size = 0
