@@ -40,12 +40,15 @@ Block = dict[str, Any]
 
 
 class TextSlot:
-    """One text of a message: `owner[\"text\"]`, `owner` being at `at`, of at most `limit`
-    characters, and that text as it was when the blocks were scanned.
+    """One text of a message: `owner[\"text\"]`, `owner` being at `at` in block `block`, of at
+    most `limit` characters, and that text as it was when the blocks were scanned.
 
     `kind` is `plain_text`, `mrkdwn`, `markdown` (a markdown block) or `rich_text`."""
 
-    def __init__(self, at: str, owner: dict[str, Any], limit: int, kind: str, text: str):
+    def __init__(
+        self, block: int, at: str, owner: dict[str, Any], limit: int, kind: str, text: str
+    ):
+        self.block = block
         self.at = at
         self.owner = owner
         self.limit = limit
@@ -55,7 +58,7 @@ class TextSlot:
     @property
     def pointer(self) -> str:
         """Where the text is (built only when a problem is reported)."""
-        return f"{self.at}/text"
+        return f"/blocks/{self.block}{self.at}/text"
 
     @property
     def empty(self) -> bool:
@@ -66,11 +69,20 @@ class TextSlot:
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Scan:
-    """What a walk over blocks found: their texts, and what is wrong with their shape."""
+    """What a walk over blocks found: their texts, and what is wrong with their shape. `block`:
+    the index of the block being walked (pointers are built only when a problem is found)."""
 
     def __init__(self) -> None:
         self.slots: list[TextSlot] = []
         self.problems: list[str] = []
+        self.block = 0
+
+    def wrong(self, at: str, what: str) -> None:
+        """A problem at `at` in the block being walked."""
+        self.problems.append(f"/blocks/{self.block}{at}: {what}")
+
+    def add(self, at: str, owner: dict[str, Any], limit: int, kind: str, text: str) -> None:
+        self.slots.append(TextSlot(self.block, at, owner, limit, kind, text))
 
 
 def check_message(payload: Mapping[str, Any]) -> list[str]:
@@ -127,47 +139,47 @@ def scan_blocks(blocks: Sequence[object]) -> Scan:
     scan = Scan()
     seen_ids: set[str] = set()
     for index, block in enumerate(blocks):
-        pointer = f"/blocks/{index}"
+        scan.block = index
         if not isinstance(block, dict):
-            scan.problems.append(f"{pointer}: not an object")
+            scan.wrong("", "not an object")
             continue
-        _check_block_id(block.get("block_id"), pointer, seen_ids, scan)
-        _check_block(block, pointer, scan)
+        _check_block_id(block.get("block_id"), seen_ids, scan)
+        _check_block(block, scan)
     return scan
 
 
-def _check_block(block: Block, pointer: str, scan: Scan) -> None:
+def _check_block(block: Block, scan: Scan) -> None:
     """One block checked by the rules of its type."""
     kind = block.get("type")
     if kind == "section":
-        _section(block, pointer, scan)
+        _section(block, scan)
     elif kind == "context":
-        _context(block, pointer, scan)
+        _context(block, scan)
     elif kind == "header":
-        _header(block, pointer, scan)
+        _header(block, scan)
     elif kind == "actions":
-        _actions(block, pointer, scan)
+        _actions(block, scan)
     elif kind == "divider":
-        _divider(block, pointer, scan)
+        _divider(block, scan)
     elif kind == "markdown":
-        _markdown(block, pointer, scan)
+        _markdown(block, scan)
     elif kind == "rich_text":
-        _rich_text(block, pointer, scan)
+        _rich_text(block, scan)
     elif kind == "image":
-        _image(block, pointer, scan)
+        _image(block, "", scan)
     else:
-        scan.problems.append(f"{pointer}/type: unknown block type {kind!r}")
+        scan.wrong("/type", f"unknown block type {kind!r}")
 
 
-def _check_block_id(block_id: object, pointer: str, seen: set[str], scan: Scan) -> None:
+def _check_block_id(block_id: object, seen: set[str], scan: Scan) -> None:
     if block_id is None:
         return
     if not isinstance(block_id, str) or not block_id:
-        scan.problems.append(f"{pointer}/block_id: not a non-empty string")
+        scan.wrong("/block_id", "not a non-empty string")
     elif len(block_id) > BLOCK_ID_MAX:
-        scan.problems.append(f"{pointer}/block_id: {len(block_id)} chars, over {BLOCK_ID_MAX}")
+        scan.wrong("/block_id", f"{len(block_id)} chars, over {BLOCK_ID_MAX}")
     elif block_id in seen:
-        scan.problems.append(f"{pointer}/block_id: duplicate {block_id!r}")
+        scan.wrong("/block_id", f"duplicate {block_id!r}")
     else:
         seen.add(block_id)
 
@@ -176,68 +188,68 @@ def _text_object(
     obj: object, pointer: str, limit: int, scan: Scan, *, plain_only: bool = False
 ) -> None:
     if not isinstance(obj, dict):
-        scan.problems.append(f"{pointer}: not a text object")
+        scan.wrong(pointer, "not a text object")
         return
     kind, text = obj.get("type"), obj.get("text")
     if kind != "plain_text" and (plain_only or kind != "mrkdwn"):
         kinds = "plain_text" if plain_only else "plain_text or mrkdwn"
-        scan.problems.append(f"{pointer}/type: {kind!r}, not {kinds}")
+        scan.wrong(f"{pointer}/type", f"{kind!r}, not {kinds}")
     elif not isinstance(text, str):
-        scan.problems.append(f"{pointer}/text: missing")
+        scan.wrong(f"{pointer}/text", "missing")
     else:
-        scan.slots.append(TextSlot(pointer, obj, limit, kind, text))
+        scan.add(pointer, obj, limit, kind, text)
 
 
-def _elements(block: Block, pointer: str, most: int, scan: Scan) -> list[Any]:
+def _elements(block: Block, most: int, scan: Scan) -> list[Any]:
     elements = block.get("elements")
     if not isinstance(elements, list) or not elements:
-        scan.problems.append(f"{pointer}/elements: missing or empty")
+        scan.wrong("/elements", "missing or empty")
         return []
     if len(elements) > most:
-        scan.problems.append(f"{pointer}/elements: {len(elements)} elements, over {most}")
+        scan.wrong("/elements", f"{len(elements)} elements, over {most}")
     return elements
 
 
-def _header(block: Block, pointer: str, scan: Scan) -> None:
-    _text_object(block.get("text"), f"{pointer}/text", HEADER_TEXT_MAX, scan, plain_only=True)
+def _header(block: Block, scan: Scan) -> None:
+    _text_object(block.get("text"), "/text", HEADER_TEXT_MAX, scan, plain_only=True)
 
 
-def _section(block: Block, pointer: str, scan: Scan) -> None:
+def _section(block: Block, scan: Scan) -> None:
     if "text" not in block and "fields" not in block:
-        scan.problems.append(f"{pointer}: section with neither text nor fields")
+        scan.wrong("", "section with neither text nor fields")
     if "text" in block:
-        _text_object(block["text"], f"{pointer}/text", SECTION_TEXT_MAX, scan)
+        _text_object(block["text"], "/text", SECTION_TEXT_MAX, scan)
     if "fields" in block:
         fields = block["fields"]
         if not isinstance(fields, list) or not fields:
-            scan.problems.append(f"{pointer}/fields: missing or empty")
+            scan.wrong("/fields", "missing or empty")
             fields = []
         elif len(fields) > FIELDS_MAX:
-            scan.problems.append(f"{pointer}/fields: {len(fields)} fields, over {FIELDS_MAX}")
+            scan.wrong("/fields", f"{len(fields)} fields, over {FIELDS_MAX}")
         for i, item in enumerate(fields):
-            _text_object(item, f"{pointer}/fields/{i}", FIELD_TEXT_MAX, scan)
+            _text_object(item, f"/fields/{i}", FIELD_TEXT_MAX, scan)
     accessory = block.get("accessory")
     if isinstance(accessory, dict) and accessory.get("type") == "button":
-        _button(accessory, f"{pointer}/accessory", scan)
+        _button(accessory, "/accessory", scan)
     elif isinstance(accessory, dict) and accessory.get("type") == "image":
-        _image(accessory, f"{pointer}/accessory", scan)
+        _image(accessory, "/accessory", scan)
     elif accessory is not None and not isinstance(accessory, dict):
-        scan.problems.append(f"{pointer}/accessory: not an object")
+        scan.wrong("/accessory", "not an object")
 
 
-def _context(block: Block, pointer: str, scan: Scan) -> None:
-    for i, element in enumerate(_elements(block, pointer, CONTEXT_ELEMENTS_MAX, scan)):
+def _context(block: Block, scan: Scan) -> None:
+    for i, element in enumerate(_elements(block, CONTEXT_ELEMENTS_MAX, scan)):
         if isinstance(element, dict) and element.get("type") == "image":
-            _image(element, f"{pointer}/elements/{i}", scan)
+            _image(element, f"/elements/{i}", scan)
         else:
-            _text_object(element, f"{pointer}/elements/{i}", TEXT_OBJECT_MAX, scan)
+            _text_object(element, f"/elements/{i}", TEXT_OBJECT_MAX, scan)
 
 
-def _actions(block: Block, pointer: str, scan: Scan) -> None:
-    for i, element in enumerate(_elements(block, pointer, ACTIONS_ELEMENTS_MAX, scan)):
-        where = f"{pointer}/elements/{i}"
+def _actions(block: Block, scan: Scan) -> None:
+    for i, element in enumerate(_elements(block, ACTIONS_ELEMENTS_MAX, scan)):
+        where = f"/elements/{i}"
         if not isinstance(element, dict) or not isinstance(element.get("type"), str):
-            scan.problems.append(f"{where}: not an interactive element")
+            scan.wrong(where, "not an interactive element")
         elif element["type"] == "button":
             _button(element, where, scan)
         else:
@@ -257,14 +269,14 @@ def _limited(owner: Block, key: str, limit: int, pointer: str, scan: Scan) -> No
     if value is None:
         return
     if not isinstance(value, str) or not value:
-        scan.problems.append(f"{pointer}/{key}: not a non-empty string")
+        scan.wrong(f"{pointer}/{key}", "not a non-empty string")
     elif len(value) > limit:
-        scan.problems.append(f"{pointer}/{key}: {len(value)} chars, over {limit}")
+        scan.wrong(f"{pointer}/{key}", f"{len(value)} chars, over {limit}")
 
 
 def _required(owner: Block, key: str, limit: int, pointer: str, scan: Scan) -> None:
     if key not in owner:
-        scan.problems.append(f"{pointer}/{key}: missing")
+        scan.wrong(f"{pointer}/{key}", "missing")
     else:
         _limited(owner, key, limit, pointer, scan)
 
@@ -279,30 +291,28 @@ def _image(image: Block, pointer: str, scan: Scan) -> None:
         _text_object(title, f"{pointer}/title", IMAGE_TITLE_MAX, scan, plain_only=True)
 
 
-def _markdown(block: Block, pointer: str, scan: Scan) -> None:
+def _markdown(block: Block, scan: Scan) -> None:
     if not isinstance(block.get("text"), str):
-        scan.problems.append(f"{pointer}/text: missing")
+        scan.wrong("/text", "missing")
     else:
-        slot = TextSlot(pointer, block, MARKDOWN_BLOCK_MAX, "markdown", block["text"])
-        scan.slots.append(slot)
+        scan.add("", block, MARKDOWN_BLOCK_MAX, "markdown", block["text"])
 
 
-def _rich_text(block: Block, pointer: str, scan: Scan) -> None:
+def _rich_text(block: Block, scan: Scan) -> None:
     """Every `{"type": "text", "text": ...}` nested anywhere in a rich_text block."""
     pending: list[tuple[object, str]] = [
-        (element, f"{pointer}/elements/{i}")
-        for i, element in enumerate(_elements(block, pointer, 10**9, scan))
+        (element, f"/elements/{i}") for i, element in enumerate(_elements(block, 10**9, scan))
     ]
     while pending:
         node, where = pending.pop()
         if isinstance(node, dict):
             if node.get("type") == "text" and isinstance(node.get("text"), str):
                 text = node["text"]
-                scan.slots.append(TextSlot(where, node, MESSAGE_TEXT_BUDGET, "rich_text", text))
+                scan.add(where, node, MESSAGE_TEXT_BUDGET, "rich_text", text)
             pending.extend((value, f"{where}/{key}") for key, value in node.items())
         elif isinstance(node, list):
             pending.extend((value, f"{where}/{i}") for i, value in enumerate(node))
 
 
-def _divider(block: Block, pointer: str, scan: Scan) -> None:
+def _divider(block: Block, scan: Scan) -> None:
     """A divider has nothing to check."""
