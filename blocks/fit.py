@@ -45,8 +45,9 @@ def fit_blocks(
     are capped at Slack's own (`MESSAGE_TEXT_BUDGET`, `MAX_BLOCKS`)."""
     budget = min(text_budget, MESSAGE_TEXT_BUDGET)
     most = min(max_blocks, MAX_BLOCKS)
-    if len(blocks) <= most and not check_blocks(list(blocks), budget):
-        return list(blocks)
+    copied = list(blocks)
+    if len(copied) <= most and not check_blocks(copied, budget):
+        return copied
     if most <= 0:
         return []
     repaired = _repaired(blocks)
