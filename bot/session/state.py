@@ -63,6 +63,8 @@ from bot.session.thread import (
 from bot.session.tool_calls import OPEN_STATUSES, ToolCallState, ToolStatus
 
 HELD_RECORDS: Final = 5_000  # records of one subagent held until its call is known
+# A new session's calls by status: none of each (the enum iterated once, not per session).
+_NO_CALLS: Final = dict.fromkeys(ToolStatus, 0)
 
 
 _RUNNING: Final = SessionStatus.RUNNING  # bound once: compiled, a look-up on the class each use
@@ -97,7 +99,7 @@ class Session:
         self.timed = False  # whether records carry their own time (else: when they were read)
         self.last_seen: datetime | None = None  # when the last record arrived (ingest time)
         self.calls: dict[str, ToolCallState] = {}
-        self.tally = dict.fromkeys(ToolStatus, 0)  # the calls by status (set by ``calling``)
+        self.tally = _NO_CALLS.copy()  # the calls by status (set by ``calling``)
         # The calls that may still be open, in order: those begun since calls were last all
         # interrupted or found closed (a closed call never opens again).
         self.open_calls: list[str] = []

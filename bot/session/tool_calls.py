@@ -127,18 +127,24 @@ def _clip(text: str, limit: int = SUMMARY_LIMIT) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _first_str(args: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
+def _first_str(
+    args: Mapping[str, Any], keys: tuple[str, ...], cwd: str | None = None
+) -> str | None:
+    """The first of ``keys`` holding text; a path argument relative to ``cwd`` when given."""
     for key in keys:
         value = args.get(key)
-        if isinstance(value, str) and value and not value.isspace():  # strip() would copy
-            return value
+        if isinstance(value, str) and value:
+            if cwd and key in _PATH_KEYS:
+                value = relative_path(value, cwd)
+            if not value.isspace():  # strip() would copy
+                return value
     return None
 
 
-def _mcp_summary(name: str, args: Mapping[str, Any]) -> str:
+def _mcp_summary(name: str, args: Mapping[str, Any], cwd: str | None) -> str:
     parts = name.split("__", 2)
     server, tool = (parts[1], parts[2]) if len(parts) == 3 else (name, "")
-    detail = _generic_summary(args)
+    detail = _generic_summary(args, cwd)
     head = f"{server} › {tool}" if tool else server
     return f"{head}: {detail}" if detail else head
 
@@ -152,17 +158,17 @@ _PREFERRED_KEYS: Final = (
 )  # fmt: skip
 
 
-def _generic_summary(args: Mapping[str, Any]) -> str:
-    preferred = _first_str(args, _PREFERRED_KEYS)
+def _generic_summary(args: Mapping[str, Any], cwd: str | None) -> str:
+    preferred = _first_str(args, _PREFERRED_KEYS, cwd)
     if preferred is not None:
         return preferred
     if not args:
         return ""
-    return json_text(dict(args))
+    return json_text(dict(_relative_paths(args, cwd) if cwd else args))
 
 
-def _path_with_detail(args: Mapping[str, Any]) -> str:
-    path = _first_str(args, ("file_path", "filePath", "notebook_path", "path")) or ""
+def _path_with_detail(args: Mapping[str, Any], cwd: str | None) -> str:
+    path = _first_str(args, ("file_path", "filePath", "notebook_path", "path"), cwd) or ""
     edits = args.get("edits")
     if isinstance(edits, list) and edits:
         return f"{path} ({len(edits)} edits)"
@@ -174,19 +180,19 @@ def _path_with_detail(args: Mapping[str, Any]) -> str:
     return path
 
 
-def _search_summary(args: Mapping[str, Any]) -> str:
+def _search_summary(args: Mapping[str, Any], cwd: str | None) -> str:
     pattern = _first_str(args, ("pattern", "query")) or ""
-    where = _first_str(args, ("path", "glob", "type"))
+    where = _first_str(args, ("path", "glob", "type"), cwd)
     return f"{pattern} in {where}" if where and where != "." else pattern
 
 
-def _task_summary(args: Mapping[str, Any]) -> str:
+def _task_summary(args: Mapping[str, Any], cwd: str | None) -> str:
     what = _first_str(args, ("description", "prompt", "task")) or ""
     kind = _first_str(args, ("subagent_type",))
     return f"{kind}: {what}" if kind else what
 
 
-def _todo_summary(args: Mapping[str, Any]) -> str:
+def _todo_summary(args: Mapping[str, Any], cwd: str | None) -> str:
     """``5 todos, 2 done · Running the tests``: the list's progress and what is in hand
     (the raw JSON of a todo list says little in one line, and costs its whole dump)."""
     items = args.get("todos")
@@ -206,15 +212,16 @@ def _todo_summary(args: Mapping[str, Any]) -> str:
     return f"{head} · {now}" if now else head
 
 
-def _field(*names: str) -> Callable[[Mapping[str, Any]], str]:
+def _field(*names: str) -> Callable[[Mapping[str, Any], str | None], str]:
     keys = names
-    def summary(args: Mapping[str, Any]) -> str:
+    def summary(args: Mapping[str, Any], cwd: str | None) -> str:
         return _first_str(args, keys) or ""
 
     return summary
 
 
-_BY_NAME: dict[str, Callable[[Mapping[str, Any]], str]] = {
+# Each takes the call's arguments and the working directory (for the paths it shows).
+_BY_NAME: dict[str, Callable[[Mapping[str, Any], str | None], str]] = {
     "bash": _field("command", "cmd"),
     "read": _path_with_detail,
     "edit": _path_with_detail,
@@ -246,13 +253,11 @@ def describe_call(
     as it was run)."""
     if raw_input is not None and not args:
         return _clip(raw_input)
-    if cwd:
-        args = _relative_paths(args, cwd)
     if name.startswith("mcp__"):
-        return _clip(_mcp_summary(name, args))
+        return _clip(_mcp_summary(name, args, cwd))
     summarize = _BY_NAME.get(name.lower())
-    text = summarize(args) if summarize is not None else _generic_summary(args)
-    return _clip(text or _generic_summary(args))
+    text = summarize(args, cwd) if summarize is not None else _generic_summary(args, cwd)
+    return _clip(text or _generic_summary(args, cwd))
 
 
 def output_preview(output: str, limit: int = PREVIEW_LIMIT) -> tuple[str, int, int]:
