@@ -126,7 +126,7 @@ class SessionStarted(Record):
         tools: tuple[str, ...] = (),
         title: str | None = None,
     ) -> None:
-        Record.__init__(self, origin)
+        self.origin = origin
         self.agent = agent
         self.model = model
         self.cwd = cwd
@@ -141,7 +141,7 @@ class UserText(Record):
     text: str = ""
 
     def __init__(self, origin: Origin, text: str = "") -> None:
-        Record.__init__(self, origin)
+        self.origin = origin
         self.text = text
 
 
@@ -161,7 +161,7 @@ class AssistantText(Record):
         delta: bool = False,
         message_id: str | None = None,
     ) -> None:
-        Record.__init__(self, origin)
+        self.origin = origin
         self.text = text
         self.delta = delta
         self.message_id = message_id
@@ -173,7 +173,7 @@ class Thinking(Record):
     text: str = ""
 
     def __init__(self, origin: Origin, text: str = "") -> None:
-        Record.__init__(self, origin)
+        self.origin = origin
         self.text = text
 
 
@@ -196,7 +196,7 @@ class ToolCall(Record):
         input: Mapping[str, Any] | None = None,
         raw_input: str | None = None,
     ) -> None:
-        Record.__init__(self, origin)
+        self.origin = origin
         self.call_id = call_id
         self.name = name
         self.input = {} if input is None else input
@@ -223,7 +223,7 @@ class ToolResult(Record):
         interrupted: bool = False,
         name: str | None = None,
     ) -> None:
-        Record.__init__(self, origin)
+        self.origin = origin
         self.call_id = call_id
         self.output = output
         self.is_error = is_error
@@ -268,7 +268,7 @@ class TodoUpdate(Record):
         todos: tuple[Todo, ...] = (),
         call_id: str | None = None,
     ) -> None:
-        Record.__init__(self, origin)
+        self.origin = origin
         self.todos = todos
         self.call_id = call_id
 
@@ -286,7 +286,7 @@ class Delegation(Record):
     task: str = ""
 
     def __init__(self, origin: Origin, call_id: str = "", member: str = "", task: str = "") -> None:
-        Record.__init__(self, origin)
+        self.origin = origin
         self.call_id = call_id
         self.member = member
         self.task = task
@@ -304,7 +304,7 @@ class SubagentLink(Record):
     call_id: str = ""
 
     def __init__(self, origin: Origin, agent_id: str = "", call_id: str = "") -> None:
-        Record.__init__(self, origin)
+        self.origin = origin
         self.agent_id = agent_id
         self.call_id = call_id
 
@@ -323,7 +323,7 @@ class Compaction(Record):
         pre_tokens: int | None = None,
         summary: str | None = None,
     ) -> None:
-        Record.__init__(self, origin)
+        self.origin = origin
         self.trigger = trigger
         self.pre_tokens = pre_tokens
         self.summary = summary
@@ -340,7 +340,7 @@ class Notice(Record):
     level: str = "info"  # "info" | "warning" | "error"
 
     def __init__(self, origin: Origin, kind: str = "", text: str = "", level: str = "info") -> None:
-        Record.__init__(self, origin)
+        self.origin = origin
         self.kind = kind
         self.text = text
         self.level = level
@@ -356,7 +356,7 @@ class Ignored(Record):
     kind: str = ""
 
     def __init__(self, origin: Origin, kind: str = "") -> None:
-        Record.__init__(self, origin)
+        self.origin = origin
         self.kind = kind
 
 
@@ -369,6 +369,6 @@ class Unparsed(Record):
     excerpt: str = ""
 
     def __init__(self, origin: Origin, reason: str = "", excerpt: str = "") -> None:
-        Record.__init__(self, origin)
+        self.origin = origin
         self.reason = reason
         self.excerpt = excerpt

@@ -64,21 +64,24 @@ def text_of(content: object) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        parts: list[str] = []
+        parts: list[str] = []  # the blocks' texts that are not empty
         for block in content:
+            part = ""
             if isinstance(block, str):
-                parts.append(block)
+                part = block
             elif isinstance(block, dict):
                 kind = block.get("type")
                 if kind == "text" or (kind is None and "text" in block):
-                    parts.append(str(block.get("text") or ""))
+                    part = str(block.get("text") or "")
                 elif kind == "image":
-                    parts.append("[image]")
+                    part = "[image]"
                 elif kind == "tool_reference":
-                    parts.append(str(block.get("tool_name") or ""))
+                    part = str(block.get("tool_name") or "")
                 elif kind is not None:
-                    parts.append(f"[{kind}]")
-        return "\n".join(p for p in parts if p)
+                    part = f"[{kind}]"
+            if part:
+                parts.append(part)
+        return "\n".join(parts)
     if isinstance(content, dict):
         if "text" in content and isinstance(content["text"], str):
             return content["text"]
