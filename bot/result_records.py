@@ -71,7 +71,7 @@ class SessionResult(Record):
         permission_denials: tuple[PermissionDenial, ...] = (),
         errors: tuple[str, ...] = (),
     ) -> None:
-        Record.__init__(self, origin)
+        self.origin = origin
         self.status = status
         self.subtype = subtype
         self.text = text
@@ -107,7 +107,7 @@ class TurnEnded(Record):
     duration_ms: int | None = None
 
     def __init__(self, origin: Origin, duration_ms: int | None = None) -> None:
-        Record.__init__(self, origin)
+        self.origin = origin
         self.duration_ms = duration_ms
 
 
@@ -123,6 +123,6 @@ class AgentExited(Record):
     signal: str | None = None
 
     def __init__(self, origin: Origin, code: int | None = None, signal: str | None = None) -> None:
-        Record.__init__(self, origin)
+        self.origin = origin
         self.code = code
         self.signal = signal
