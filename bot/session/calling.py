@@ -78,7 +78,6 @@ def delegation(session: Session, record: Delegation, at: datetime | None, shown:
         session.call_changed(call)
     elif shown:
         session.add_item(DelegationItem(session.new_key("delegation"), call.id), call.id)
-        call.shown = True
     _apply_early_result(session, call.id)
 
 
@@ -137,7 +136,6 @@ def show_in_group(session: Session, call_id: str) -> None:
     else:
         session.item_changed(len(items) - 1, call_id)
     last.add_call(call_id)
-    session.calls[call_id].shown = True
 
 
 def _group_done(session: Session, group: ToolGroup) -> bool:

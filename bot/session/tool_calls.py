@@ -65,7 +65,9 @@ class ToolCallState:
     output_size: int = 0  # the whole output's length
     output_lines: int = 0
     delegate: str | None = None  # the member a delegation went to
-    shown: bool = False  # the call has a place in the thread (a tool group, a delegation)
+    # The index of the thread item that shows the call (a tool group, a delegation's own
+    # item); -1 while it has no place in the thread
+    item: int = -1
     child_ids: list[str] | None = None  # a subagent's calls (most calls have none)
     # Where its result was read, for a call whose output a message shows (set by the reading)
     output_at: OutputPosition | None = field(default=None, init=False)
@@ -83,14 +85,19 @@ class ToolCallState:
         output_size: int = 0,
         output_lines: int = 0,
         delegate: str | None = None,
-        shown: bool = False,
+        item: int = -1,
         child_ids: list[str] | None = None,
     ) -> None:
         self.id, self.name, self.summary, self.status = id, name, summary, status
         self.parent, self.started_at, self.ended_at = parent, started_at, ended_at
         self.output, self.output_size, self.output_lines = output, output_size, output_lines
-        self.delegate, self.shown, self.child_ids = delegate, shown, child_ids
+        self.delegate, self.item, self.child_ids = delegate, item, child_ids
         self.output_at = None
+
+    @property
+    def shown(self) -> bool:
+        """Whether the call has a place in the thread."""
+        return self.item >= 0
 
     @property
     def children(self) -> list[str]:
