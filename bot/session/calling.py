@@ -18,6 +18,7 @@ from bot.caps import (
     EARLY_OUTPUT_CAP,
     OK_PREVIEW_LIMIT,
     PREVIEW_LIMIT,
+    RESULT_PREVIEW,
     SUMMARY_LIMIT,
 )
 from bot.records import Delegation, ToolCall, ToolResult
@@ -27,6 +28,7 @@ from bot.session.tool_calls import (
     ToolCallState,
     ToolStatus,
     describe_call,
+    one_line_start,
     output_preview,
     result_preview,
 )
@@ -173,9 +175,11 @@ def tool_result(session: Session, record: ToolResult, at: datetime | None, shown
     if call.delegate is not None:  # a member's answer: shown as it said it
         call.output, call.output_size, call.output_lines = output_preview(record.output, limit)
     else:
-        call.output, call.output_size, call.output_lines = result_preview(
+        output, call.output_size, call.output_lines = result_preview(
             record.output, limit, record.is_error, session.info.cwd
         )
+        # A success's message shows its output as one line: only that line's start is kept.
+        call.output = output if record.is_error else one_line_start(output, RESULT_PREVIEW)
 
 
 def interrupt_open_calls(session: Session) -> None:

@@ -310,6 +310,19 @@ def result_preview(
     return head[:limit], size, lines
 
 
+def one_line_start(text: str, limit: int) -> str:
+    """What a line of ``limit`` characters made of ``text`` needs of it (a successful call's
+    message shows its output so: ``blocks.tools.result_note``): ``text`` with its white space
+    runs made one space, and only ``limit + 2`` characters of that kept. The line made of this
+    start is the one made of the whole, and is cut exactly when that one is: whether the line
+    is longer than ``limit`` shows past the limit, and the one character more is for a space
+    (a line is trimmed). Text with a control or format character (a terminal escape, a
+    carriage return) is kept as it is: cleaning it is the message's."""
+    if not text.replace("\n", " ").replace("\t", " ").isprintable():
+        return text
+    return " ".join(text.split())[: limit + 2]
+
+
 def relative_path(path: str, cwd: str) -> str:
     """``path`` relative to the working directory ``cwd`` when it lies below it (``.`` for
     ``cwd`` itself), else as given. Either separator (Windows paths)."""
