@@ -133,11 +133,12 @@ def show_in_group(session: Session, call_id: str) -> None:
     items = session.items
     last = items[-1] if items else None
     if not isinstance(last, ToolGroup) or _group_done(session, last):
-        last = ToolGroup(session.new_key("tools"))
-        session.add_item(last, call_id)
+        last = ToolGroup(session.new_key("tools"), at=len(items))
+        session.add_item(last)
     else:
-        session.item_changed(len(items) - 1, call_id)
+        session.item_changed(last.at)
     last.add_call(call_id)
+    session.calls[call_id].item = last.at
 
 
 def _group_done(session: Session, group: ToolGroup) -> bool:

@@ -294,10 +294,8 @@ class Session:
         self._all_changed = True
         self._changed.clear()
 
-    def item_changed(self, index: int, call_id: str | None = None) -> None:
-        """The item at ``index`` changed (it now shows the call ``call_id``, if given)."""
-        if call_id is not None:
-            self.calls[call_id].item = index
+    def item_changed(self, index: int) -> None:
+        """The item at ``index`` changed."""
         if not self._all_changed:
             self._changed.add(index)
 
@@ -308,7 +306,10 @@ class Session:
         if items and not self._all_changed:
             self._changed.add(len(items) - 1)
         items.append(item)
-        self.item_changed(len(items) - 1, call_id)
+        index = len(items) - 1
+        if call_id is not None:
+            self.calls[call_id].item = index
+        self.item_changed(index)
 
     def _running_changed(self) -> None:
         """The session began or stopped running: every message is final while it does not
