@@ -163,6 +163,7 @@ def tool_result(session: Session, record: ToolResult, at: datetime | None, shown
         set_status(session, call, ToolStatus.INTERRUPTED)
     else:
         set_status(session, call, ToolStatus.ERROR if record.is_error else ToolStatus.OK)
+    _forget_closed_calls(session)
     call.ended_at = at
     session.call_changed(call)
     top_level = call.parent is None or call.parent not in session.calls
@@ -181,6 +182,14 @@ def tool_result(session: Session, record: ToolResult, at: datetime | None, shown
         )
         # A success's message shows its output as one line: only that line's start is kept.
         call.output = output if record.is_error else one_line_start(output, RESULT_PREVIEW)
+
+
+def _forget_closed_calls(session: Session) -> None:
+    """The calls begun last that have ended leave the calls that may still be open (a call
+    and then its result, the usual order, keep none there)."""
+    open_calls, calls = session.open_calls, session.calls
+    while open_calls and calls[open_calls[-1]].status not in OPEN_STATUSES:
+        open_calls.pop()
 
 
 def interrupt_open_calls(session: Session) -> None:

@@ -554,3 +554,12 @@ def test_the_first_prompt_is_what_the_session_was_asked_even_when_quiet() -> Non
     later = UserText(Origin(SID, at(2), 3), text="Now the docs.")
     session = session_of(started(), first, later, verbosity=Verbosity.QUIET)
     assert session.info.prompt == "Fix the build." and not session.items
+
+
+def test_calls_that_ended_last_leave_the_calls_that_may_still_be_open() -> None:
+    session = session_of(started(), call("a"), call("b"), call("c"), result("c"))
+    assert session.open_calls == ["a", "b"]
+    session.apply(result("a"))  # ended, but begun before one still open: it stays listed
+    assert session.open_calls == ["a", "b"]
+    session.apply(result("b"))
+    assert session.open_calls == [] and session.newest_open_call() is None
