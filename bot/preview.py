@@ -25,7 +25,7 @@ from bot.formats import FAMILIES
 from bot.formats.reader import SourceReader
 from bot.progress import ProgressBar
 from bot.redaction import Redactor, redact_record, redact_value
-from bot.session import Session, SessionBook, SessionSettings, Significance
+from bot.session import Session, SessionBook, SessionSettings, Significance, ToolCallState
 from bot.sources.files import lines_of, log_lines, log_size
 from bot.sources.lines import DEFAULT_MAX_LINE_BYTES, Line, LineOverLimit, LongLine
 from bot.sources.patterns import (
@@ -38,6 +38,7 @@ from bot.sources.patterns import (
 
 STDIN: Path = Path("-")
 CHUNK_BYTES = 1024 * 1024  # the --json document is written in pieces of about this size
+TOOLS_AT_ONCE = 1000  # tool calls of a session made JSON together (a long session's are never all)
 
 
 @dataclass
@@ -161,8 +162,9 @@ def write_document(
 ) -> None:
     """The ``--json`` document, byte for byte as ``orjson.dumps(preview_document(preview),
     option=OPT_INDENT_2)`` writes it, built a message at a time (a long thread is never held
-    whole, as messages nor as JSON) and given to ``write`` in pieces of about ``chunk_bytes``:
-    the 100k-line benchmark's 34 MB in 33 writes, not 12,441 (one a message)."""
+    whole, as messages nor as JSON; nor its list of tool calls) and given to ``write`` in
+    pieces of about ``chunk_bytes``: the 100k-line benchmark's 34 MB in 33 writes, not 12,441
+    (one a message)."""
     pending: list[bytes] = []
     size = 0
     for piece in _document_pieces(preview):
@@ -178,8 +180,13 @@ def write_document(
 def _document_pieces(preview: Preview) -> Iterator[bytes]:
     yield b'{\n  "sessions": ['
     for number, session in enumerate(preview.sessions()):
-        head = _indented(_session_head(session), 4)[:-6]  # without its closing "\n    }"
-        yield (b"\n    " if number == 0 else b",\n    ") + head + b',\n      "messages": ['
+        head = _indented(_session_info(session), 4)[:-6]  # without its closing "\n    }"
+        yield (b"\n    " if number == 0 else b",\n    ") + head + b',\n      "tools": ['
+        calls = list(session.calls.values())
+        for start in range(0, len(calls), TOOLS_AT_ONCE):  # never all of them at once
+            tools = [_tool(call) for call in calls[start : start + TOOLS_AT_ONCE]]
+            yield (b"," if start else b"") + _indented(tools, 6)[1:-8]  # without its brackets
+        yield (b"\n      ]" if calls else b"]") + b',\n      "messages": ['
         for index, message in enumerate(_shown_one_at_a_time(preview, session)):
             shown = {"key": message.key, "text": message.text, "blocks": list(message.blocks)}
             yield (b"\n        " if index == 0 else b",\n        ") + _indented(shown, 8)
@@ -195,15 +202,19 @@ def _indented(value: Any, depth: int) -> bytes:
 
 
 def _session_head(session: Session) -> dict[str, Any]:
+    return {**_session_info(session), "tools": [_tool(call) for call in session.calls.values()]}
+
+
+def _session_info(session: Session) -> dict[str, Any]:
     return {
         "session_id": session.session_id,
         "agent": session.info.agent,
         "status": session.status.value,
-        "tools": [
-            {"id": call.id, "name": call.name, "status": call.status.value, "parent": call.parent}
-            for call in session.calls.values()
-        ],
     }
+
+
+def _tool(call: ToolCallState) -> dict[str, Any]:
+    return {"id": call.id, "name": call.name, "status": call.status.value, "parent": call.parent}
 
 
 def _shown_one_at_a_time(preview: Preview, session: Session) -> Iterator[Message]:

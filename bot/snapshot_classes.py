@@ -101,8 +101,8 @@ class Entry:
     fields: tuple[str, ...] = ()
 
 
-SCHEMA: Final = 4  # bump with any change below (see the module's docstring)
-SCHEMA_DIGEST: Final = "7574575041d9adc2"  # (tests/test_snapshot.py says the new one)
+SCHEMA: Final = 5  # bump with any change below (see the module's docstring)
+SCHEMA_DIGEST: Final = "5e478c9026322053"  # (tests/test_snapshot.py says the new one)
 
 CLASSES: Final[tuple[Entry, ...]] = (
     Entry("ResultStatus", ResultStatus, ENUM),
@@ -160,11 +160,11 @@ CLASSES: Final[tuple[Entry, ...]] = (
         "timed", "last_seen", "calls", "tally", "open_calls", "items", "todo_at", "todos",
         "result", "exit", "closed", "compactions", "dropped_results", "counts", "_links",
         "_held", "_keys", "last_said", "results", "_threshold", "early", "said", "_changed",
-        "_all_changed", "_item_of",
+        "_all_changed",
     )),
     Entry("TextBatch", TextBatch, FIELDS, ("key", "size", "_pieces", "_kept")),
     Entry("Narration", Narration, FIELDS, ("text",)),
-    Entry("ToolGroup", ToolGroup, FIELDS, ("key", "entries", "calls")),
+    Entry("ToolGroup", ToolGroup, FIELDS, ("key", "entries", "calls", "at")),
     Entry("UserTurn", UserTurn, FIELDS, ("key", "text", "size")),
     Entry("NoticeItem", NoticeItem, FIELDS, ("key", "kind", "text", "level")),
     Entry("DelegationItem", DelegationItem, FIELDS, ("key", "call_id")),
@@ -173,7 +173,7 @@ CLASSES: Final[tuple[Entry, ...]] = (
     Entry("ToolStatus", ToolStatus, ENUM),
     Entry("ToolCallState", ToolCallState, FIELDS, (
         "id", "name", "summary", "status", "parent", "started_at", "ended_at", "output",
-        "output_size", "output_lines", "delegate", "shown", "child_ids", "output_at",
+        "output_size", "output_lines", "delegate", "item", "child_ids", "output_at",
     )),
     Entry("OutputPosition", OutputPosition, FIELDS, (
         "path", "line", "end", "size", "digest", "document",

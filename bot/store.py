@@ -221,7 +221,7 @@ class StoredLedger(Ledger):
         for session, key, ts, fingerprint in db.execute(
             "SELECT session, key, ts, digest FROM messages WHERE destination = ?", where
         ):
-            self.messages[(session, key)] = Sent(ts, fingerprint)
+            self.messages[(session, key)] = Sent(ts, bytes.fromhex(fingerprint))
         for session, name in db.execute(
             "SELECT session, name FROM reactions WHERE destination = ?", where
         ):
@@ -237,11 +237,11 @@ class StoredLedger(Ledger):
                                   (self.destination, session_id, key, time.time()))  # fmt: skip
         super().begin_post(session_id, key)
 
-    def record(self, session_id: str, key: str, ts: str, payload_digest: str) -> None:
+    def record(self, session_id: str, key: str, ts: str, payload_digest: bytes) -> None:
         row = (self.destination, session_id, key)
         with self.store._transaction():
             self.store.db.execute("INSERT OR REPLACE INTO messages VALUES (?, ?, ?, ?, ?)",
-                                  (*row, ts, payload_digest))  # fmt: skip
+                                  (*row, ts, payload_digest.hex()))  # fmt: skip
             self.store.db.execute(
                 "DELETE FROM in_flight WHERE destination = ? AND session = ? AND key = ?", row
             )

@@ -13,6 +13,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+import bot.preview
 from blocks.limits import check_message
 from blocks.thread import thread_messages
 from bot.cli import main
@@ -151,6 +152,30 @@ def test_the_json_written_in_pieces_is_the_whole_document_indented(
     whole = orjson.dumps(preview_document(preview), option=orjson.OPT_INDENT_2) + b"\n"
     assert b"".join(pieces) == whole
     assert all(len(piece) >= chunk_bytes for piece in pieces[:-1])  # none but the last short
+
+
+@pytest.mark.parametrize("tools_at_once", [1, 4])
+def test_the_json_of_a_sessions_tool_calls_made_a_few_at_a_time_is_the_whole_documents(
+    tools_at_once: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(bot.preview, "TOOLS_AT_ONCE", tools_at_once)
+    preview = build_preview([STREAM, TRANSCRIPT])
+    assert max(len(session.calls) for session in preview.sessions()) > tools_at_once
+    pieces: list[bytes] = []
+    write_document(preview, pieces.append, 1)
+    whole = orjson.dumps(preview_document(preview), option=orjson.OPT_INDENT_2) + b"\n"
+    assert b"".join(pieces) == whole
+
+
+def test_the_json_of_a_session_without_tool_calls_is_the_whole_documents(tmp_path: Path) -> None:
+    said = STREAM.read_bytes().splitlines()[:2]  # its start, and a text: no tool call
+    (tmp_path / "said.jsonl").write_bytes(b"\n".join(said) + b"\n")
+    preview = build_preview([tmp_path / "said.jsonl"])
+    assert [len(session.calls) for session in preview.sessions()] == [0]
+    pieces: list[bytes] = []
+    write_document(preview, pieces.append, 1)
+    whole = orjson.dumps(preview_document(preview), option=orjson.OPT_INDENT_2) + b"\n"
+    assert b"".join(pieces) == whole
 
 
 def test_preview_text_shows_the_thread_readably(capsys: pytest.CaptureFixture[str]) -> None:

@@ -24,7 +24,7 @@ def _mode(path: Path) -> int:
 def test_state_directory_and_files_are_private(tmp_path: Path) -> None:
     state = tmp_path / "state"
     store = Store.open(state)
-    store.ledger("T/C/").record("s1", "root", "1.0", "d1")
+    store.ledger("T/C/").record("s1", "root", "1.0", b"d1")
     assert _mode(state) == 0o700
     for path in state.iterdir():
         if path.name.startswith(DB_NAME):
@@ -35,8 +35,8 @@ def test_state_directory_and_files_are_private(tmp_path: Path) -> None:
 def test_sent_messages_reactions_and_posts_in_flight_survive_a_reopen(tmp_path: Path) -> None:
     store = Store.open(tmp_path)
     ledger = store.ledger("T/C/")
-    ledger.record("s1", "root", "1.0", "d-root")
-    ledger.record("s1", "tools:1", "2.0", "d-tools")
+    ledger.record("s1", "root", "1.0", b"d-root")
+    ledger.record("s1", "tools:1", "2.0", b"d-tools")
     ledger.set_reaction("s1", "white_check_mark")
     ledger.begin_post("s1", "text:2")
     ledger.forget("s1", "tools:1")
@@ -44,25 +44,36 @@ def test_sent_messages_reactions_and_posts_in_flight_survive_a_reopen(tmp_path: 
 
     again = Store.open(tmp_path).ledger("T/C/")
     assert again.thread_of("s1") == "1.0"
-    assert again.sent("s1", "root") is not None and again.sent("s1", "root").digest == "d-root"
+    assert again.sent("s1", "root") is not None and again.sent("s1", "root").digest == b"d-root"
     assert again.sent("s1", "tools:1") is None
     assert again.reaction_of("s1") == "white_check_mark"
     assert again.in_doubt("s1", "text:2")
     assert not again.in_doubt("s1", "root")
 
 
+def test_a_digest_is_stored_as_the_hex_text_an_earlier_store_holds(tmp_path: Path) -> None:
+    store = Store.open(tmp_path)
+    store.ledger("T/C/").record("s1", "root", "1.0", bytes.fromhex("01ab"))
+    store.db.execute("INSERT INTO messages VALUES ('T/C/', 's1', 'tools:1', '2.0', 'ff00')")
+    assert [row[0] for row in store.db.execute("SELECT digest FROM messages")] == ["01ab", "ff00"]
+    store.close()
+    again = Store.open(tmp_path).ledger("T/C/")
+    digests = [again.sent("s1", key).digest for key in ("root", "tools:1")]
+    assert digests == [b"\x01\xab", b"\xff\x00"]
+
+
 def test_a_recorded_post_is_no_longer_in_flight(tmp_path: Path) -> None:
     store = Store.open(tmp_path)
     ledger = store.ledger("T/C/")
     ledger.begin_post("s1", "root")
-    ledger.record("s1", "root", "1.0", "d")
+    ledger.record("s1", "root", "1.0", b"d")
     store.close()
     assert not Store.open(tmp_path).ledger("T/C/").in_doubt("s1", "root")
 
 
 def test_ledgers_of_different_channels_are_separate(tmp_path: Path) -> None:
     store = Store.open(tmp_path)
-    store.ledger("T/C1/").record("s1", "root", "1.0", "d")
+    store.ledger("T/C1/").record("s1", "root", "1.0", b"d")
     assert store.ledger("T/C2/").thread_of("s1") is None
     assert store.ledger("T/C1/").thread_of("s1") == "1.0"
 
@@ -147,7 +158,7 @@ def test_the_default_state_directory_follows_xdg(monkeypatch: pytest.MonkeyPatch
 
 def test_a_memory_store_keeps_a_ledger_for_the_run(tmp_path: Path) -> None:
     store = Store.memory()
-    store.ledger("local/C/").record("s1", "root", "1.0", "d")
+    store.ledger("local/C/").record("s1", "root", "1.0", b"d")
     store.lock("job")  # nothing to lock
     assert store.ledger("local/C/").thread_of("s1") == "1.0"
     assert list(tmp_path.iterdir()) == []
@@ -157,7 +168,7 @@ def test_a_zero_byte_state_file_is_lost_state_and_every_message_is_looked_for_fi
     tmp_path: Path,
 ) -> None:
     store = Store.open(tmp_path)
-    store.ledger("T/C/").record("s1", "root", "1.0", "d")
+    store.ledger("T/C/").record("s1", "root", "1.0", b"d")
     store.close()
     for suffix in ("", "-wal", "-shm"):  # what an emptied state file leaves
         path = tmp_path / f"{DB_NAME}{suffix}"
@@ -208,7 +219,7 @@ def test_a_full_disk_at_start_up_keeps_the_healthy_database_and_says_try_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store = Store.open(tmp_path)
-    store.ledger("T/C/").record("s1", "root", "1.0", "d")
+    store.ledger("T/C/").record("s1", "root", "1.0", b"d")
     store.close()
     monkeypatch.setattr(store_module.sqlite3, "connect", _FullDisk)
     with pytest.raises(StateUnavailable, match="disk is full"):

@@ -14,16 +14,17 @@ from typing import Any
 import orjson
 
 
-def digest(payload: dict[str, Any]) -> str:
-    """A stable fingerprint of a payload: equal payloads, equal digests."""
+def digest(payload: dict[str, Any]) -> bytes:
+    """A stable fingerprint of a payload: equal payloads, equal digests (16 bytes, kept as
+    they are: the ledger holds one for every message sent)."""
     canonical = orjson.dumps(payload, option=orjson.OPT_SORT_KEYS)
-    return hashlib.blake2b(canonical, digest_size=16).hexdigest()
+    return hashlib.blake2b(canonical, digest_size=16).digest()
 
 
 @dataclass(slots=True)
 class Sent:
     ts: str
-    digest: str
+    digest: bytes
 
 
 @dataclass
@@ -48,7 +49,7 @@ class Ledger:
         """A post is about to be sent: until ``record``, its outcome is unknown."""
         self.posting.add((session_id, key))
 
-    def record(self, session_id: str, key: str, ts: str, payload_digest: str) -> None:
+    def record(self, session_id: str, key: str, ts: str, payload_digest: bytes) -> None:
         self.messages[(session_id, key)] = Sent(ts, payload_digest)
         self.posting.discard((session_id, key))
 

@@ -15,7 +15,7 @@ class Wanted:
     session_id: str
     key: str
     payload: dict[str, Any]
-    digest: str
+    digest: bytes
     final: bool
     order: int
     since: float  # when this change began to wait (clock seconds)

@@ -18,6 +18,7 @@ from bot.caps import (
     EARLY_OUTPUT_CAP,
     OK_PREVIEW_LIMIT,
     PREVIEW_LIMIT,
+    RESULT_PREVIEW,
     SUMMARY_LIMIT,
 )
 from bot.records import Delegation, ToolCall, ToolResult
@@ -27,6 +28,7 @@ from bot.session.tool_calls import (
     ToolCallState,
     ToolStatus,
     describe_call,
+    one_line_start,
     output_preview,
     result_preview,
 )
@@ -78,7 +80,6 @@ def delegation(session: Session, record: Delegation, at: datetime | None, shown:
         session.call_changed(call)
     elif shown:
         session.add_item(DelegationItem(session.new_key("delegation"), call.id), call.id)
-        call.shown = True
     _apply_early_result(session, call.id)
 
 
@@ -132,12 +133,12 @@ def show_in_group(session: Session, call_id: str) -> None:
     items = session.items
     last = items[-1] if items else None
     if not isinstance(last, ToolGroup) or _group_done(session, last):
-        last = ToolGroup(session.new_key("tools"))
-        session.add_item(last, call_id)
+        last = ToolGroup(session.new_key("tools"), at=len(items))
+        session.add_item(last)
     else:
-        session.item_changed(len(items) - 1, call_id)
+        session.item_changed(last.at)
     last.add_call(call_id)
-    session.calls[call_id].shown = True
+    session.calls[call_id].item = last.at
 
 
 def _group_done(session: Session, group: ToolGroup) -> bool:
@@ -162,6 +163,7 @@ def tool_result(session: Session, record: ToolResult, at: datetime | None, shown
         set_status(session, call, ToolStatus.INTERRUPTED)
     else:
         set_status(session, call, ToolStatus.ERROR if record.is_error else ToolStatus.OK)
+    _forget_closed_calls(session)
     call.ended_at = at
     session.call_changed(call)
     top_level = call.parent is None or call.parent not in session.calls
@@ -175,9 +177,19 @@ def tool_result(session: Session, record: ToolResult, at: datetime | None, shown
     if call.delegate is not None:  # a member's answer: shown as it said it
         call.output, call.output_size, call.output_lines = output_preview(record.output, limit)
     else:
-        call.output, call.output_size, call.output_lines = result_preview(
+        output, call.output_size, call.output_lines = result_preview(
             record.output, limit, record.is_error, session.info.cwd
         )
+        # A success's message shows its output as one line: only that line's start is kept.
+        call.output = output if record.is_error else one_line_start(output, RESULT_PREVIEW)
+
+
+def _forget_closed_calls(session: Session) -> None:
+    """The calls begun last that have ended leave the calls that may still be open (a call
+    and then its result, the usual order, keep none there)."""
+    open_calls, calls = session.open_calls, session.calls
+    while open_calls and calls[open_calls[-1]].status not in OPEN_STATUSES:
+        open_calls.pop()
 
 
 def interrupt_open_calls(session: Session) -> None:

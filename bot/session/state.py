@@ -124,11 +124,10 @@ class Session:
         self.early: OrderedDict[str, tuple[ToolResult, datetime | None, bool]] = OrderedDict()
         self.said: tuple[str, str] | None = None  # (message id, text) of the last whole text
         # What changed since the follower last took it (``take_changes``): the indices of the
-        # items whose messages are to be built again, or all of them; and the item that shows
-        # each shown call.
+        # items whose messages are to be built again, or all of them (the item that shows a
+        # call is kept on the call: ``ToolCallState.item``).
         self._changed: set[int] = set()
         self._all_changed = True
-        self._item_of: dict[str, int] = {}
 
     # --- feeding -------------------------------------------------------------------------
 
@@ -295,10 +294,8 @@ class Session:
         self._all_changed = True
         self._changed.clear()
 
-    def item_changed(self, index: int, call_id: str | None = None) -> None:
-        """The item at ``index`` changed (it now shows the call ``call_id``, if given)."""
-        if call_id is not None:
-            self._item_of[call_id] = index
+    def item_changed(self, index: int) -> None:
+        """The item at ``index`` changed."""
         if not self._all_changed:
             self._changed.add(index)
 
@@ -309,7 +306,10 @@ class Session:
         if items and not self._all_changed:
             self._changed.add(len(items) - 1)
         items.append(item)
-        self.item_changed(len(items) - 1, call_id)
+        index = len(items) - 1
+        if call_id is not None:
+            self.calls[call_id].item = index
+        self.item_changed(index)
 
     def _running_changed(self) -> None:
         """The session began or stopped running: every message is final while it does not
@@ -332,13 +332,12 @@ class Session:
         counts its subagent's calls)."""
         if self._all_changed:
             return
-        index = self._item_of.get(call.id)
-        if index is not None:
-            self._changed.add(index)
+        if call.item >= 0:
+            self._changed.add(call.item)
         if call.parent is not None:
-            index = self._item_of.get(call.parent)
-            if index is not None:
-                self._changed.add(index)
+            parent = self.calls.get(call.parent)
+            if parent is not None and parent.item >= 0:
+                self._changed.add(parent.item)
 
     # --- records -------------------------------------------------------------------------
 

@@ -77,11 +77,13 @@ class ToolGroup:
     key: str
     entries: list[str | Narration] = field(default_factory=list)
     calls: int = 0
+    at: int = -1  # its index in the thread, which each of its calls keeps (one int for all)
 
     def __init__(
-        self, key: str, entries: list[str | Narration] | None = None, calls: int = 0
+        self, key: str, entries: list[str | Narration] | None = None, calls: int = 0, at: int = -1
     ) -> None:
         self.key, self.entries, self.calls = key, [] if entries is None else entries, calls
+        self.at = at
 
     @property
     def call_ids(self) -> list[str]:

@@ -65,7 +65,9 @@ class ToolCallState:
     output_size: int = 0  # the whole output's length
     output_lines: int = 0
     delegate: str | None = None  # the member a delegation went to
-    shown: bool = False  # the call has a place in the thread (a tool group, a delegation)
+    # The index of the thread item that shows the call (a tool group, a delegation's own
+    # item); -1 while it has no place in the thread
+    item: int = -1
     child_ids: list[str] | None = None  # a subagent's calls (most calls have none)
     # Where its result was read, for a call whose output a message shows (set by the reading)
     output_at: OutputPosition | None = field(default=None, init=False)
@@ -83,14 +85,19 @@ class ToolCallState:
         output_size: int = 0,
         output_lines: int = 0,
         delegate: str | None = None,
-        shown: bool = False,
+        item: int = -1,
         child_ids: list[str] | None = None,
     ) -> None:
         self.id, self.name, self.summary, self.status = id, name, summary, status
         self.parent, self.started_at, self.ended_at = parent, started_at, ended_at
         self.output, self.output_size, self.output_lines = output, output_size, output_lines
-        self.delegate, self.shown, self.child_ids = delegate, shown, child_ids
+        self.delegate, self.item, self.child_ids = delegate, item, child_ids
         self.output_at = None
+
+    @property
+    def shown(self) -> bool:
+        """Whether the call has a place in the thread."""
+        return self.item >= 0
 
     @property
     def children(self) -> list[str]:
@@ -301,6 +308,19 @@ def result_preview(
     if cwd and (base := _base(cwd)):
         head = head.replace(base + "/", "").replace(base + "\\", "")
     return head[:limit], size, lines
+
+
+def one_line_start(text: str, limit: int) -> str:
+    """What a line of ``limit`` characters made of ``text`` needs of it (a successful call's
+    message shows its output so: ``blocks.tools.result_note``): ``text`` with its white space
+    runs made one space, and only ``limit + 2`` characters of that kept. The line made of this
+    start is the one made of the whole, and is cut exactly when that one is: whether the line
+    is longer than ``limit`` shows past the limit, and the one character more is for a space
+    (a line is trimmed). Text with a control or format character (a terminal escape, a
+    carriage return) is kept as it is: cleaning it is the message's."""
+    if not text.replace("\n", " ").replace("\t", " ").isprintable():
+        return text
+    return " ".join(text.split())[: limit + 2]
 
 
 def relative_path(path: str, cwd: str) -> str:

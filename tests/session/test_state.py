@@ -4,7 +4,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from bot.caps import ANSWER_KEPT, OK_PREVIEW_LIMIT, PREVIEW_LIMIT
+from bot.caps import ANSWER_KEPT, PREVIEW_LIMIT, RESULT_PREVIEW
 from bot.records import (
     AssistantText,
     Compaction,
@@ -254,11 +254,11 @@ def test_consecutive_tool_calls_share_a_group_up_to_its_size() -> None:
     assert [len(group.call_ids) for group in groups] == [12, 1]
 
 
-def test_tool_output_is_kept_as_a_bounded_preview() -> None:
+def test_a_successful_calls_output_is_kept_as_the_start_of_the_line_its_message_shows() -> None:
     big = "line\n" * 10_000
     session = session_of(call("a"), ToolResult(Origin(SID, at(2), 3), call_id="a", output=big))
     state = session.calls["a"]
-    assert len(state.output) == OK_PREVIEW_LIMIT
+    assert state.output == ("line " * 40)[: RESULT_PREVIEW + 2]
     assert state.output_size == len(big) and state.output_lines == 10_001
 
 
@@ -554,3 +554,12 @@ def test_the_first_prompt_is_what_the_session_was_asked_even_when_quiet() -> Non
     later = UserText(Origin(SID, at(2), 3), text="Now the docs.")
     session = session_of(started(), first, later, verbosity=Verbosity.QUIET)
     assert session.info.prompt == "Fix the build." and not session.items
+
+
+def test_calls_that_ended_last_leave_the_calls_that_may_still_be_open() -> None:
+    session = session_of(started(), call("a"), call("b"), call("c"), result("c"))
+    assert session.open_calls == ["a", "b"]
+    session.apply(result("a"))  # ended, but begun before one still open: it stays listed
+    assert session.open_calls == ["a", "b"]
+    session.apply(result("b"))
+    assert session.open_calls == [] and session.newest_open_call() is None

@@ -1,0 +1,66 @@
+"""A tool group's message made of what the session keeps of a successful call's output (the
+start of its one line, ``one_line_start``) is the message made of the readable start it kept
+before: the same note, the same Full output button, on each side of the line's length."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime
+
+import pytest
+
+from blocks.thread import thread_messages
+from bot.caps import OK_PREVIEW_LIMIT, RESULT_PREVIEW
+from bot.records import Origin, SessionStarted, ToolCall, ToolResult
+from bot.session import Session
+from bot.session.settings import SessionSettings
+from bot.session.tool_calls import OutputPosition, result_preview
+
+T0 = datetime(2026, 11, 24, 10, 0, tzinfo=UTC)
+# Pieces of output around which a line is cleaned, collapsed or cut differently: white space
+# runs, a carriage return, terminal escapes, an entity to escape, wide and joined characters.
+PIECES = (
+    "x", "word", " ", "  ", "\n", "\n\n", "\t", "\r", "\r\n", "\x1b[31m", "\x1b[0m", "&", "<b>",
+    "é", "e\u0301", "👍🏽", "🇫🇷", "\u00a0", "\u200b", "\u202e", "…", "`", "*", "a" * 40,
+)  # fmt: skip
+
+
+def outputs() -> list[str]:
+    """Outputs on each side of the line's length (``RESULT_PREVIEW``) and of the kept start's
+    (``OK_PREVIEW_LIMIT``), then random ones made of ``PIECES``."""
+    found = []
+    for length in range(RESULT_PREVIEW - 3, RESULT_PREVIEW + 4):
+        found += ["x" * length, "x" * (length - 1) + " ", "x " * (length // 2), "x\n" * length]
+        found.append("x" * (length - 2) + "  " + "y" * 5)
+    for length in range(OK_PREVIEW_LIMIT - 2, OK_PREVIEW_LIMIT + 3):
+        found += ["x" * length, " " * 50 + "x" * length, "x" * length + "\x1b[0m"]
+    chosen = random.Random(14)
+    for _ in range(400):
+        found.append("".join(chosen.choice(PIECES) for _ in range(chosen.randint(1, 120))))
+    return found
+
+
+def session_with(output: str) -> Session:
+    session = Session("s1", SessionSettings(controls=True))
+    session.apply(SessionStarted(Origin("s1", T0, 1), agent="claude-code"))
+    call = ToolCall(Origin("s1", T0, 2), call_id="c1", name="Bash", input={"command": "make"})
+    session.apply(call)
+    session.apply(ToolResult(Origin("s1", T0, 3), call_id="c1", output=output))
+    session.calls["c1"].output_at = OutputPosition("/l.jsonl", 3, 900, 800, "d")
+    return session
+
+
+@pytest.mark.parametrize("output", outputs())
+def test_a_success_keeps_only_its_lines_start_and_its_message_is_the_same(output: str) -> None:
+    kept = session_with(output)
+    before = session_with(output)  # what the session kept before: the readable start
+    before.calls["c1"].output = result_preview(output, OK_PREVIEW_LIMIT, failed=False)[0]
+    assert len(kept.calls["c1"].output) <= len(before.calls["c1"].output)
+    assert [m.payload() for m in thread_messages(kept)] == [
+        m.payload() for m in thread_messages(before)
+    ]
+
+
+def test_a_success_keeps_no_more_than_its_line_needs() -> None:
+    output = "\n".join(f"line {n}: ok" for n in range(100))
+    assert len(session_with(output).calls["c1"].output) == RESULT_PREVIEW + 2
