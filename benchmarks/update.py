@@ -10,7 +10,8 @@ comparing the whole thread (what each update cost before).
 The memory: a session of 100,000 tool calls (each with a result of a few KB, a remark now and
 then) in a fresh process, followed (its changed messages built every 100 calls and recorded
 in a ledger), and read then built whole at once (as ``preview`` does); the peak traced by
-``tracemalloc`` and the process's peak resident size (target ≤ 100 MB).
+``tracemalloc`` and the process's peak resident size (target ≤ 100 MB), and that size once
+more in a process that first imports what ``slacktail follow`` imports (a real follower's).
 
 Usage: ``python3 -m benchmarks.update [--updates 200] [--memory-calls 100000]``. Prints
 figures; it is not a test.
@@ -109,10 +110,15 @@ def followed(calls: int, every: int = 100) -> int:
     return built
 
 
-def memory(calls: int, whole: bool, traced: bool) -> None:
+def memory(calls: int, whole: bool, traced: bool, follower: bool = False) -> None:
     """In this process: a session of ``calls`` calls followed (or read, then its thread built
     whole at once, as ``preview`` does: ``whole``); print the peak traced by tracemalloc
-    (``traced``), else the peak resident size (tracemalloc's own records would swell it)."""
+    (``traced``), else the peak resident size (tracemalloc's own records would swell it).
+    ``follower``: first import what ``slacktail follow`` imports (its settings, the app, Slack's
+    SDK, the followers: about 16 MB more than this benchmark's own imports), so the figure is a
+    real follower's."""
+    if follower:
+        import bot.follower  # noqa: F401  (only its imports' memory is wanted)
     if traced:
         tracemalloc.start()
     if whole:
@@ -126,7 +132,8 @@ def memory(calls: int, whole: bool, traced: bool) -> None:
     else:
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KB on Linux
         figure = f"peak RSS {rss:.1f} MB"
-    print(f"  {calls:,} calls {what}: {messages:,} messages built, {figure}")
+    imports = " (with the follower's imports)" if follower else ""
+    print(f"  {calls:,} calls {what}{imports}: {messages:,} messages built, {figure}")
 
 
 def main() -> None:
@@ -135,9 +142,10 @@ def main() -> None:
     parser.add_argument("--memory-calls", type=int, default=100_000)
     parser.add_argument("--memory-only", choices=("followed", "whole"), help=argparse.SUPPRESS)
     parser.add_argument("--traced", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--follower", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.memory_only:
-        memory(args.memory_calls, args.memory_only == "whole", args.traced)
+        memory(args.memory_calls, args.memory_only == "whole", args.traced, args.follower)
         return
     print("one update (a result arrives, its messages built and compared), median of "
           f"{args.updates}:")  # fmt: skip
@@ -149,11 +157,11 @@ def main() -> None:
         print(f"  {calls:>7,} calls: {changed * 1e3:7.3f} ms ({changed / first:4.2f}× the 100 "
               f"figure; the whole thread: {whole * 1e3:8.2f} ms)")  # fmt: skip
     print("memory (each in a fresh process):")
-    for way in ("followed", "whole"):
-        for traced in (["--traced"], []):
-            command = [sys.executable, "-m", "benchmarks.update", "--memory-only", way,
-                       "--memory-calls", str(args.memory_calls), *traced]  # fmt: skip
-            subprocess.run(command, check=True)
+    for way, flags in (("followed", ["--traced"]), ("followed", []),
+                       ("followed", ["--follower"]), ("whole", ["--traced"]), ("whole", [])):
+        command = [sys.executable, "-m", "benchmarks.update", "--memory-only", way,
+                   "--memory-calls", str(args.memory_calls), *flags]  # fmt: skip
+        subprocess.run(command, check=True)
 
 
 if __name__ == "__main__":
