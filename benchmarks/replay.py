@@ -16,7 +16,8 @@ the same lines (each rate the best of ``RUNS`` alternated runs, timed in CPU tim
 
 ``--family corpus`` (the default) replays the whole corpus as one log: every family, each its
 own source, in the corpus's own proportions (see ``benchmarks.corpus_mix``); ``--mb`` is then
-the size read for the memory figure, across all sources. ``--family FAMILY`` replays one.
+the size read for the memory figure, across all sources. ``--family FAMILY`` replays one;
+``--families A,B`` the corpus's mix of those families only.
 
 Usage: ``python -m benchmarks.replay [--mb 500] [--family corpus|FAMILY] [--corpus DIR]``
 Prints figures; it is not a test.
@@ -327,18 +328,29 @@ def measure_memory(path: Path, files: list[int], family: str) -> None:
 CORPUS = "corpus"  # --family: the whole corpus, every family its own source
 
 
-def corpus_logs(corpus: Path, megabytes: int) -> list[tuple[Path, list[int]]]:
-    """Each family's built log, with the lines of each of its corpus files."""
+def corpus_logs(
+    corpus: Path, megabytes: int, families: list[str] | None = None
+) -> list[tuple[Path, list[int]]]:
+    """Each family's built log (of ``families`` only, when given), with the lines of each of
+    its corpus files."""
     return [
         (build_log(corpus, family, megabytes), file_lengths(corpus, family))
-        for family in corpus_families(corpus)
+        for family in _mixed(corpus, families)
     ]
 
 
-def measure_corpus(corpus: Path, megabytes: int, limit: int) -> None:
-    """``measure_speed`` and ``measure_memory`` for the whole corpus as one log."""
-    logs = corpus_logs(corpus, megabytes)
-    shares = zip(corpus_families(corpus), logs, strict=True)
+def _mixed(corpus: Path, families: list[str] | None) -> list[str]:
+    """The corpus's families in its order, or those of them in ``families``."""
+    return [family for family in corpus_families(corpus) if not families or family in families]
+
+
+def measure_corpus(
+    corpus: Path, megabytes: int, limit: int, families: list[str] | None = None
+) -> None:
+    """``measure_speed`` and ``measure_memory`` for the whole corpus as one log (or the mix of
+    ``families`` only)."""
+    logs = corpus_logs(corpus, megabytes, families)
+    shares = zip(_mixed(corpus, families), logs, strict=True)
     mix = ", ".join(f"{family} {sum(files)}" for family, (_, files) in shares)
     print(f"corpus mix (lines per copy): {mix}")
     pairs = list(itertools.islice(interleaved(logs), limit))
@@ -380,6 +392,9 @@ def _measure() -> None:
     parser.add_argument("--mb", type=int, default=500, help="size of the built log in MB")
     parser.add_argument("--family", default=CORPUS, choices=[*sorted(FAMILIES), CORPUS],
                         help="one family's log, or the whole corpus as one log (the default)")
+    parser.add_argument("--families", type=lambda text: text.split(","), default=None,
+                        help="with --family corpus: the mix of these families only "
+                             "(comma-separated; e.g. the five the ratio's target was set on)")
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--speed-lines", type=int, default=250_000,
                         help="lines of the log used for the speed comparison")
@@ -389,7 +404,7 @@ def _measure() -> None:
     if args.family == CORPUS:
         print(f"the whole corpus as one log; python {sys.version.split()[0]}, {description()}, "
               f"{os.cpu_count()} cpus")
-        measure_corpus(args.corpus, args.mb, args.speed_lines)
+        measure_corpus(args.corpus, args.mb, args.speed_lines, args.families)
         return
     path = build_log(args.corpus, args.family, args.mb)
     files = file_lengths(args.corpus, args.family)

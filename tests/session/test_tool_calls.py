@@ -132,6 +132,16 @@ def test_read_lines_lose_their_numbers_and_the_reminder_after_them() -> None:
     assert (size, lines) == (len(output), 9)
 
 
+def test_a_reminder_within_an_output_goes_with_the_white_space_before_it() -> None:
+    output = "error: x\n\n<system-reminder>a</system-reminder>\nnext\t<system-reminder>b"
+    assert result_preview(output, 200, failed=True)[0] == "error: x\nnext"
+
+
+def test_reminders_side_by_side_all_go() -> None:
+    output = "ok <system-reminder>a</system-reminder>  <system-reminder>b</system-reminder> done"
+    assert result_preview(output, 200, failed=True)[0] == "ok done"
+
+
 def test_tab_numbered_lines_lose_their_numbers_too() -> None:
     assert result_preview("     1\tx\n     2\ty", 200, failed=False)[0] == "x\ny"
 
