@@ -26,6 +26,10 @@ _LINK: Final = re.compile(
 )
 _AUTOLINK: Final = re.compile(r"<(https?://[^\s<>]+)>", re.IGNORECASE)
 _BACKTICKS: Final = re.compile(r"`+")
+# Stands for a code span while a line's links and emphasis are read: a lone surrogate, which
+# no text decoded from JSON holds (``bot.lenient`` replaces those of lenient lines). Built from
+# its code point: a lone surrogate in a literal would not survive compiling (mypyc).
+_SPAN: Final = chr(0xD800)
 _TASK_BOXES: Final = ("[ ] ", "[x] ", "[X] ")
 _BLOCK_STARTS: Final = frozenset("#-*+_0123456789")  # what a heading, list item or rule begins
 RULE: Final = "──────────"
@@ -162,17 +166,22 @@ def _task(item: str) -> str:
 
 
 def _inline(text: str, *, in_bold: bool = False) -> str:
-    """One line of Markdown: code spans first, then links, then emphasis in what is left."""
+    """One line of Markdown: code spans first, each set aside (one mark stands for it), then
+    links and emphasis in the whole line, so that a mark may enclose a span (``**`x` y**``)."""
     if "`" not in text:
         return _links(text, in_bold)
-    out: list[str] = []
+    if _SPAN in text:  # never in text read from JSON (see ``_SPAN``); kept out all the same
+        text = text.replace(_SPAN, "\ufffd")
+    pieces: list[str] = []
+    codes: list[str] = []
     position = 0
     for start, end, content in _code_spans(text):
-        out.append(_links(text[position:start], in_bold))
-        out.append(_code(content))
+        pieces.append(text[position:start])
+        codes.append(_code(content))
         position = end
-    out.append(_links(text[position:], in_bold))
-    return "".join(out)
+    pieces.append(text[position:])
+    parts = _links(_SPAN.join(pieces), in_bold).split(_SPAN)
+    return parts[0] + "".join(code + part for code, part in zip(codes, parts[1:], strict=False))
 
 
 def _code_spans(text: str) -> list[tuple[int, int, str]]:

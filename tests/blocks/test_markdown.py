@@ -237,6 +237,29 @@ def test_inline_code_with_double_backticks_can_hold_a_backtick() -> None:
     assert to_mrkdwn("``a ` b``") == f"`a {GRAVE} b`"
 
 
+@pytest.mark.parametrize(
+    ("markdown", "mrkdwn"),
+    [
+        ("Added a **`getX()`** method", "Added a *`getX()`* method"),
+        ("**Removed the `chalk` import** too", "*Removed the `chalk` import* too"),
+        ("*see `x`*", "_see `x`_"),
+        ("~~`old()`~~ `new()`", "~`old()`~ `new()`"),
+        ("__`a` and `b`__", "*`a` and `b`*"),
+        ("# **`Theme`** class", "*`Theme` class*"),
+    ],
+)
+def test_emphasis_may_enclose_inline_code(markdown: str, mrkdwn: str) -> None:
+    assert to_mrkdwn(markdown) == mrkdwn
+
+
+def test_marks_inside_inline_code_do_not_pair_with_marks_outside_it() -> None:
+    assert to_mrkdwn("a **b `c**` d") == "a **b `c**` d"
+
+
+def test_a_lone_surrogate_in_a_line_with_code_cannot_stand_for_the_code() -> None:
+    assert to_mrkdwn(f"x{chr(0xD800)}y `c`") == "x\ufffdy `c`"
+
+
 def test_an_unmatched_backtick_cannot_open_code() -> None:
     assert to_mrkdwn("it`s ```") == f"it{GRAVE}s {GRAVE * 3}"
 
