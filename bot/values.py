@@ -56,6 +56,14 @@ def clip(text: str, limit: int = CLIP) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def line_count(text: str) -> int:
+    """How many lines a person sees in ``text``: a newline ends a line, so a trailing one adds
+    none (``"a\\n"`` is one line, ``"a\\n\\n"`` two, ``"\\n"`` one empty line, ``""`` none)."""
+    if not text:
+        return 0
+    return text.count("\n") + (0 if text.endswith("\n") else 1)
+
+
 def json_text(value: object) -> str:
     """``value`` as compact JSON text, whatever it holds: integers past 64 bits, non-string
     keys and other values orjson refuses are written as Python would show them."""

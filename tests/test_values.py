@@ -11,6 +11,7 @@ from bot.values import (
     clip,
     dict_or_empty,
     json_text,
+    line_count,
     text_or_empty,
     text_or_none,
 )
@@ -53,3 +54,13 @@ def test_clip_cuts_to_the_limit_with_an_ellipsis_last() -> None:
 def test_json_text_writes_what_orjson_refuses_as_python_shows_it() -> None:
     assert json_text({"a": [1, 2]}) == '{"a":[1,2]}'
     assert json_text({1: 2**70}) == repr({1: 2**70})
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("", 0), ("a", 1), ("a\n", 1), ("a\n\n", 2), ("\n", 1), ("a\nb", 2), ("1\n2\n3\n4\n5\n", 5)],
+)
+def test_line_count_is_the_lines_a_person_sees_a_trailing_newline_ending_the_last(
+    text: str, expected: int
+) -> None:
+    assert line_count(text) == expected

@@ -13,7 +13,7 @@ from typing import Any, Final
 from mypy_extensions import mypyc_attr
 
 from bot.caps import PREVIEW_LIMIT, SUMMARY_LIMIT
-from bot.values import json_text, one_clean_line
+from bot.values import json_text, line_count, one_clean_line
 
 
 class ToolStatus(StrEnum):
@@ -270,7 +270,7 @@ def describe_call(
 def output_preview(output: str, limit: int = PREVIEW_LIMIT) -> tuple[str, int, int]:
     """(the first ``limit`` characters, whole length, line count) of a tool's output."""
     size = len(output)
-    lines = output.count("\n") + 1 if output else 0
+    lines = line_count(output)
     return (output if size <= limit else output[:limit]), size, lines
 
 
@@ -299,7 +299,7 @@ def result_preview(
     if not failed and _ECHO.match(output):
         return "", 0, 0
     size = len(output)
-    lines = output.count("\n") + 1 if output else 0
+    lines = line_count(output)
     head = output if size <= 4 * limit else output[: 4 * limit]  # what cleaning leaves to show
     if _NUMBERED.match(head):
         head = _NUMBERED_LINES.sub("", head)
