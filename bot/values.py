@@ -5,12 +5,14 @@ imports none of them."""
 
 from __future__ import annotations
 
+import re
 from typing import Any, Final
 
 import orjson
 
 TOO_DEEP: Final = "[nested too deep to show]"
 CLIP: Final = 300  # how long a notice's text a format makes, at the most
+_PATCH_FILE: Final = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.MULTILINE)
 
 
 def text_or_none(value: object) -> str | None:
@@ -62,6 +64,19 @@ def line_count(text: str) -> int:
     if not text:
         return 0
     return text.count("\n") + (0 if text.endswith("\n") else 1)
+
+
+def patch_files(patch: str) -> list[str]:
+    """The files an ``apply_patch`` patch touches (its ``*** Add|Update|Delete File: path``
+    lines), in its order."""
+    return [found.strip() for found in _PATCH_FILE.findall(patch)]
+
+
+def first_and_more(names: list[str]) -> str:
+    """The first of ``names`` and how many more: ``a.py (+1 more)``; ``""`` for none."""
+    if not names:
+        return ""
+    return names[0] + (f" (+{len(names) - 1} more)" if len(names) > 1 else "")
 
 
 def json_text(value: object) -> str:

@@ -10,8 +10,10 @@ from bot.values import (
     blank,
     clip,
     dict_or_empty,
+    first_and_more,
     json_text,
     line_count,
+    patch_files,
     text_or_empty,
     text_or_none,
 )
@@ -64,3 +66,14 @@ def test_line_count_is_the_lines_a_person_sees_a_trailing_newline_ending_the_las
     text: str, expected: int
 ) -> None:
     assert line_count(text) == expected
+
+
+def test_patch_files_are_the_files_a_patch_adds_updates_or_deletes_in_its_order() -> None:
+    patch = "*** Begin Patch\r\n*** Update File: b.py\r\n@@\r\n*** Delete File: a.py\r\n"
+    assert patch_files(patch) == ["b.py", "a.py"]
+    assert patch_files("--- a/x.py\n+++ b/x.py\n") == []
+
+
+def test_first_and_more_names_the_first_and_counts_the_rest() -> None:
+    assert first_and_more(["a", "b", "c"]) == "a (+2 more)"
+    assert first_and_more(["a"]) == "a" and first_and_more([]) == ""

@@ -13,7 +13,7 @@ from typing import Any, Final
 from mypy_extensions import mypyc_attr
 
 from bot.caps import PREVIEW_LIMIT, SUMMARY_LIMIT
-from bot.values import json_text, line_count, one_clean_line
+from bot.values import first_and_more, json_text, line_count, one_clean_line, patch_files
 
 
 class ToolStatus(StrEnum):
@@ -219,6 +219,14 @@ def _todo_summary(args: Mapping[str, Any], cwd: str | None) -> str:
     return f"{head} · {now}" if now else head
 
 
+def _patch_summary(args: Mapping[str, Any], cwd: str | None) -> str:
+    """``a.py (+1 more)``: the files a patch touches (Amp's ``patchText``, Codex's ``input`` or
+    ``patch``), relative to ``cwd``; the patch itself when it names none."""
+    patch = _first_str(args, ("patchText", "patch", "input")) or ""
+    files = patch_files(patch)
+    return first_and_more([relative_path(f, cwd) for f in files] if cwd else files) or patch
+
+
 def _field(*names: str) -> Callable[[Mapping[str, Any], str | None], str]:
     keys = names
     def summary(args: Mapping[str, Any], cwd: str | None) -> str:
@@ -244,9 +252,11 @@ _BY_NAME: dict[str, Callable[[Mapping[str, Any], str | None], str]] = {
     "bashoutput": _field("bash_id", "shell_id"),
     "killbash": _field("shell_id", "bash_id"),
     "killshell": _field("shell_id", "bash_id"),
-    "skill": _field("skill", "command"),
+    "skill": _field("skill", "command", "name"),
     "slashcommand": _field("command"),
     "todowrite": _todo_summary,
+    "apply_patch": _patch_summary,
+    "update_topic": _field("title", "summary"),  # Gemini's; its intent and summary are long
 }
 
 
