@@ -16,6 +16,7 @@ from blocks.figures import plural
 from blocks.text import FENCE, clean, code_span, escape_mrkdwn, neutralise_fences, safe_line
 from bot.caps import OUTPUT_PAGE_CHARS, OUTPUT_SUMMARY_SHOWN, TOOL_NAME_SHOWN, WHY_SHOWN
 from bot.controls import FULL_OUTPUT_NEXT, FULL_OUTPUT_PREVIOUS
+from bot.values import line_count
 
 SECTION_CHARS: Final = 2_900  # within a section's 3,000, with the fences
 TITLE: Final = "Full output"
@@ -46,7 +47,7 @@ def full_output_view(
     button that shows page ``n``."""
     pages = pages_of(output)
     page = max(0, min(page, len(pages) - 1))
-    lines = output.count("\n") + 1 if output else 0
+    lines = line_count(output)
     about = f"{len(output):,} characters · {plural(lines, 'line')}"
     if len(pages) > 1:
         about = f"page {page + 1} of {len(pages)} · {about}"

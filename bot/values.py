@@ -5,12 +5,14 @@ imports none of them."""
 
 from __future__ import annotations
 
+import re
 from typing import Any, Final
 
 import orjson
 
 TOO_DEEP: Final = "[nested too deep to show]"
 CLIP: Final = 300  # how long a notice's text a format makes, at the most
+_PATCH_FILE: Final = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.MULTILINE)
 
 
 def text_or_none(value: object) -> str | None:
@@ -54,6 +56,27 @@ def as_float(value: object) -> float | None:
 def clip(text: str, limit: int = CLIP) -> str:
     """``text`` cut to ``limit`` characters, the last one an ellipsis when it was cut."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def line_count(text: str) -> int:
+    """How many lines a person sees in ``text``: a newline ends a line, so a trailing one adds
+    none (``"a\\n"`` is one line, ``"a\\n\\n"`` two, ``"\\n"`` one empty line, ``""`` none)."""
+    if not text:
+        return 0
+    return text.count("\n") + (0 if text.endswith("\n") else 1)
+
+
+def patch_files(patch: str) -> list[str]:
+    """The files an ``apply_patch`` patch touches (its ``*** Add|Update|Delete File: path``
+    lines), in its order."""
+    return [found.strip() for found in _PATCH_FILE.findall(patch)]
+
+
+def first_and_more(names: list[str]) -> str:
+    """The first of ``names`` and how many more: ``a.py (+1 more)``; ``""`` for none."""
+    if not names:
+        return ""
+    return names[0] + (f" (+{len(names) - 1} more)" if len(names) > 1 else "")
 
 
 def json_text(value: object) -> str:

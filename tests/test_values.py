@@ -10,7 +10,10 @@ from bot.values import (
     blank,
     clip,
     dict_or_empty,
+    first_and_more,
     json_text,
+    line_count,
+    patch_files,
     text_or_empty,
     text_or_none,
 )
@@ -53,3 +56,24 @@ def test_clip_cuts_to_the_limit_with_an_ellipsis_last() -> None:
 def test_json_text_writes_what_orjson_refuses_as_python_shows_it() -> None:
     assert json_text({"a": [1, 2]}) == '{"a":[1,2]}'
     assert json_text({1: 2**70}) == repr({1: 2**70})
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("", 0), ("a", 1), ("a\n", 1), ("a\n\n", 2), ("\n", 1), ("a\nb", 2), ("1\n2\n3\n4\n5\n", 5)],
+)
+def test_line_count_is_the_lines_a_person_sees_a_trailing_newline_ending_the_last(
+    text: str, expected: int
+) -> None:
+    assert line_count(text) == expected
+
+
+def test_patch_files_are_the_files_a_patch_adds_updates_or_deletes_in_its_order() -> None:
+    patch = "*** Begin Patch\r\n*** Update File: b.py\r\n@@\r\n*** Delete File: a.py\r\n"
+    assert patch_files(patch) == ["b.py", "a.py"]
+    assert patch_files("--- a/x.py\n+++ b/x.py\n") == []
+
+
+def test_first_and_more_names_the_first_and_counts_the_rest() -> None:
+    assert first_and_more(["a", "b", "c"]) == "a (+2 more)"
+    assert first_and_more(["a"]) == "a" and first_and_more([]) == ""

@@ -39,12 +39,11 @@ from bot.records import (
     ToolCall,
     ToolResult,
 )
-from bot.values import json_text, text_or_empty
+from bot.values import first_and_more, json_text, patch_files, text_or_empty
 
 MAX_CALLS: Final = 10_000  # calls awaiting a result, and calls answered, remembered
 _SHELLS: Final = ("bash", "zsh", "sh", "/bin/bash", "/bin/zsh", "/bin/sh", "pwsh", "powershell")
 _SHELL_FLAGS: Final = ("-lc", "-c", "-Command")
-_PATCH_FILE: Final = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.MULTILINE)
 _EXEC_CALL: Final = re.compile(r"tools\.(exec_command|apply_patch)\(\s*(\{[^()]*?\})?")
 _ABORTED: Final = "aborted"  # the output Codex gives a call its turn's interruption cut short
 
@@ -283,13 +282,12 @@ def _shell_input(args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _patch_input(patch: str, args: dict[str, Any]) -> dict[str, Any]:
-    files = _PATCH_FILE.findall(patch)
+    files = patch_files(patch)
     if not files:
         return args
     shown = dict(args)
     shown["files"] = files
-    more = f" (+{len(files) - 1} more)" if len(files) > 1 else ""
-    shown["path"] = files[0].strip() + more
+    shown["path"] = first_and_more(files)
     return shown
 
 

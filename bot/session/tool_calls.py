@@ -13,7 +13,7 @@ from typing import Any, Final
 from mypy_extensions import mypyc_attr
 
 from bot.caps import PREVIEW_LIMIT, SUMMARY_LIMIT
-from bot.values import json_text, one_clean_line
+from bot.values import first_and_more, json_text, line_count, one_clean_line, patch_files
 
 
 class ToolStatus(StrEnum):
@@ -219,6 +219,14 @@ def _todo_summary(args: Mapping[str, Any], cwd: str | None) -> str:
     return f"{head} · {now}" if now else head
 
 
+def _patch_summary(args: Mapping[str, Any], cwd: str | None) -> str:
+    """``a.py (+1 more)``: the files a patch touches (Amp's ``patchText``, Codex's ``input`` or
+    ``patch``), relative to ``cwd``; the patch itself when it names none."""
+    patch = _first_str(args, ("patchText", "patch", "input")) or ""
+    files = patch_files(patch)
+    return first_and_more([relative_path(f, cwd) for f in files] if cwd else files) or patch
+
+
 def _field(*names: str) -> Callable[[Mapping[str, Any], str | None], str]:
     keys = names
     def summary(args: Mapping[str, Any], cwd: str | None) -> str:
@@ -244,9 +252,11 @@ _BY_NAME: dict[str, Callable[[Mapping[str, Any], str | None], str]] = {
     "bashoutput": _field("bash_id", "shell_id"),
     "killbash": _field("shell_id", "bash_id"),
     "killshell": _field("shell_id", "bash_id"),
-    "skill": _field("skill", "command"),
+    "skill": _field("skill", "command", "name"),
     "slashcommand": _field("command"),
     "todowrite": _todo_summary,
+    "apply_patch": _patch_summary,
+    "update_topic": _field("title", "summary"),  # Gemini's; its intent and summary are long
 }
 
 
@@ -270,7 +280,7 @@ def describe_call(
 def output_preview(output: str, limit: int = PREVIEW_LIMIT) -> tuple[str, int, int]:
     """(the first ``limit`` characters, whole length, line count) of a tool's output."""
     size = len(output)
-    lines = output.count("\n") + 1 if output else 0
+    lines = line_count(output)
     return (output if size <= limit else output[:limit]), size, lines
 
 
@@ -299,7 +309,7 @@ def result_preview(
     if not failed and _ECHO.match(output):
         return "", 0, 0
     size = len(output)
-    lines = output.count("\n") + 1 if output else 0
+    lines = line_count(output)
     head = output if size <= 4 * limit else output[: 4 * limit]  # what cleaning leaves to show
     if _NUMBERED.match(head):
         head = _NUMBERED_LINES.sub("", head)

@@ -78,6 +78,11 @@ def test_the_worst_page_fits_a_view() -> None:
             assert view_errors(view, ("modal",)) is None
 
 
+def test_the_modal_counts_the_lines_a_person_sees() -> None:
+    about = str(full_output_view("Bash", "seq 5", "1\n2\n3\n4\n5\n", 0, value)["blocks"])
+    assert "10 characters · 5 lines" in about
+
+
 def test_a_page_past_the_last_shows_the_last() -> None:
     view = full_output_view("Bash", "x", "one\ntwo", 7, value)
     assert code_of(view) == "one\ntwo"

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 import pytest
 
 from blocks.thread import thread_messages
+from blocks.tools import result_note
 from bot.caps import OK_PREVIEW_LIMIT, RESULT_PREVIEW
 from bot.records import Origin, SessionStarted, ToolCall, ToolResult
 from bot.session import Session
@@ -59,6 +60,15 @@ def test_a_success_keeps_only_its_lines_start_and_its_message_is_the_same(output
     assert [m.payload() for m in thread_messages(kept)] == [
         m.payload() for m in thread_messages(before)
     ]
+
+
+@pytest.mark.parametrize(
+    ("output", "note"), [("1\n2\n3\n4\n5\n", "→ 1 2 3 4 5 _(5 lines)_"), ("done\n", "→ done")]
+)
+def test_a_success_line_count_note_counts_the_lines_seen_and_only_past_one(
+    output: str, note: str
+) -> None:
+    assert result_note(session_with(output).calls["c1"]) == note
 
 
 def test_a_success_keeps_no_more_than_its_line_needs() -> None:

@@ -25,6 +25,8 @@ from bot.records import (
     UserText,
 )
 from bot.result_records import ResultStatus, SessionResult
+from bot.session import Session
+from bot.session.settings import SessionSettings
 from tests.conftest import FIXTURES, corpus_file
 from tests.formats.helpers import only, records_of
 
@@ -159,6 +161,23 @@ def test_amp_preview_names_amp_and_marks_the_failed_command() -> None:
     (session,) = preview_document(build_preview([corpus_file(AMP_DIR, AMP)]))["sessions"]
     assert (session["agent"], session["status"]) == ("Amp", "succeeded")
     assert [t["id"] for t in session["tools"] if t["status"] == "error"] == [FAILED_CAT]
+
+
+def test_amp_calls_are_summarised_by_what_they_touch_and_outputs_count_the_lines_seen() -> None:
+    session = Session(AMP_SESSION, SessionSettings())
+    for record in read(corpus_file(AMP_DIR, AMP)):
+        session.apply(record)
+    calls = list(session.calls.values())
+    shown = [(c.name, c.summary) for c in calls if c.name in ("skill", "apply_patch")]
+    assert shown == [  # lines 3, 7, 11, 19: {"name"}, then three patches of one file each
+        ("skill", "using-superpowers"),
+        ("apply_patch", "notes.md"),
+        ("apply_patch", "notes.md"),
+        ("apply_patch", "count.sh"),
+    ]
+    # line 22: the output "1\n2\n3\n4\n5\n" is five lines; line 14's "./notes.md\n" one
+    lines = {c.summary: (c.output_size, c.output_lines) for c in calls}
+    assert (lines["bash count.sh"], lines["find . -maxdepth 1 -name 'note*'"]) == ((10, 5), (11, 1))
 
 
 # --- Qwen Code -------------------------------------------------------------------------------

@@ -259,7 +259,7 @@ def test_a_successful_calls_output_is_kept_as_the_start_of_the_line_its_message_
     session = session_of(call("a"), ToolResult(Origin(SID, at(2), 3), call_id="a", output=big))
     state = session.calls["a"]
     assert state.output == ("line " * 40)[: RESULT_PREVIEW + 2]
-    assert state.output_size == len(big) and state.output_lines == 10_001
+    assert state.output_size == len(big) and state.output_lines == 10_000
 
 
 def test_a_failed_calls_output_keeps_more_for_its_error_block() -> None:

@@ -25,8 +25,11 @@ from bot.session.tool_calls import SUMMARY_LIMIT, describe_call, result_preview
         ("web_search", {"query": "larry"}, "larry"),
         ("read", {"filePath": "/src/app.py", "offset": 10, "limit": 5}, "/src/app.py:10-15"),
         ("list", {"filePath": "/src"}, "/src"),
+        ("skill", {"name": "using-superpowers"}, "using-superpowers"),  # Amp's
+        ("update_topic", {"strategic_intent": "Read M.", "title": "Reading M", "summary": "I…"},
+         "Reading M"),  # Gemini's
     ],
-)
+)  # fmt: skip
 def test_summary_fits_the_tool(name: str, args: dict[str, object], expected: str) -> None:
     assert describe_call(name, args) == expected
 
@@ -73,6 +76,18 @@ def test_todo_list_summary_is_its_progress_and_the_item_in_hand() -> None:
 
 def test_todo_list_summary_of_an_odd_shape_falls_back_to_the_arguments() -> None:
     assert describe_call("TodoWrite", {"todos": "none"}) == '{"todos":"none"}'
+
+
+PATCH = "*** Begin Patch\n*** Add File: /w/a.py\n+x\n*** Update File: b.py\n@@\n-y\n*** End Patch"
+
+
+@pytest.mark.parametrize("key", ["patchText", "patch", "input"])  # Amp's, Codex's two
+def test_a_patch_is_summarised_as_the_files_it_touches(key: str) -> None:
+    assert describe_call("apply_patch", {key: PATCH}, cwd="/w") == "a.py (+1 more)"
+
+
+def test_a_patch_naming_no_file_is_shown_as_it_is() -> None:
+    assert describe_call("apply_patch", {"patchText": "*** Begin Patch"}) == "*** Begin Patch"
 
 
 @pytest.mark.parametrize(
@@ -129,7 +144,7 @@ def test_read_lines_lose_their_numbers_and_the_reminder_after_them() -> None:
     )
     shown, size, lines = result_preview(output, 200, failed=False)
     assert shown == '"""Math."""\n\ndef add(a, b):\n    return a + b'
-    assert (size, lines) == (len(output), 9)
+    assert (size, lines) == (len(output), 8)  # the last newline ends the last line
 
 
 def test_a_reminder_within_an_output_goes_with_the_white_space_before_it() -> None:
