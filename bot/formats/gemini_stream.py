@@ -1,7 +1,8 @@
 """Format: Gemini CLI stream-json (``gemini --output-format stream-json``).
 
 One JSON object a line, each with an ISO ``timestamp``; a run's lines carry no session id but
-its ``init``:
+its ``init`` (a stream without one, e.g. mcp-content-mutations, is still Gemini CLI's: its first
+line gives a SessionStarted naming the agent):
 
 - ``init {session_id, model}`` → SessionStarted (agent "Gemini CLI");
 - ``message {role: user|assistant, content, delta?}`` → UserText, or AssistantText (the answer
@@ -97,8 +98,18 @@ class Parser(LineParser):
         self._names: OrderedDict[str, str] = OrderedDict()
         self._answered = False  # answer text streamed since the user's message
         self._last_error: str | None = None  # the last error event's message, for the result
+        self._started = False  # a SessionStarted was given (an init, or the agent's name)
 
     def parse(self, obj: Any, line: int) -> list[Record] | None:
+        records = self._event(obj, line)
+        if self._started or not records:
+            return records
+        self._started = True
+        if type(records[0]) is SessionStarted:
+            return records
+        return [SessionStarted(records[0].origin, agent=AGENT), *records]
+
+    def _event(self, obj: Any, line: int) -> list[Record] | None:
         kind = type_of(obj)
         if kind is None:
             return None

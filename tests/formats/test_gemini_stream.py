@@ -58,7 +58,10 @@ def event(kind: str, **fields: Any) -> dict[str, Any]:
 
 
 def parse(*values: dict[str, Any], source: str = "src") -> list[Record]:
-    return parsed_by(Parser(source), values, finish=False)
+    """The records of ``values``, less the SessionStarted that the first line of a stream
+    without an init gives (tested on its own: ``test_a_stream_without_init_is_started…``)."""
+    records = parsed_by(Parser(source), values, finish=False)
+    return records if values and values[0]["type"] == "init" else records[1:]
 
 
 def corpus_records(name: str) -> list[Record]:
@@ -356,7 +359,7 @@ def test_a_result_whose_figures_are_all_zero_has_unknown_tokens_and_duration() -
     (result,) = parse(event("result", status="error", stats=stats))
     assert isinstance(result, SessionResult)
     figures = (result.input_tokens, result.output_tokens, result.cache_read_tokens)
-    assert figures + (result.duration_ms,) == (None, None, None, None)
+    assert (*figures, result.duration_ms) == (None, None, None, None)
     assert result.models == ("m",)
     (measured,) = parse(event("result", status="success", stats=stats | {"output_tokens": 3}))
     assert isinstance(measured, SessionResult)
@@ -482,6 +485,16 @@ def test_mcp_calls_without_init_or_result_belong_to_the_source() -> None:
         ("mcp_context_1", "context", False),
     ]
     assert only(records, SessionResult) == []
+    # no init line: the first line still names the agent
+    started = single(records, SessionStarted)
+    assert (started.agent, started.model, started.line) == ("Gemini CLI", None, 1)
+
+
+def test_a_stream_without_init_is_started_by_its_first_line_and_an_init_is_not_doubled() -> None:
+    records = parsed_by(Parser("src"), [USER, answer("hi")], finish=False)
+    assert [type(r).__name__ for r in records] == ["SessionStarted", "UserText", "AssistantText"]
+    assert isinstance(records[0], SessionStarted) and records[0].agent == "Gemini CLI"
+    assert [type(r).__name__ for r in parse(INIT, USER)] == ["SessionStarted", "UserText"]
 
 
 def test_resume_reads_cached_tokens() -> None:
