@@ -215,6 +215,24 @@ def test_a_call_fails_on_failure_error_rejection_or_an_exit_code_other_than_zero
     assert (tool_result.is_error, tool_result.output) == (True, output)
 
 
+@pytest.mark.parametrize(
+    ("failure", "output"),
+    [
+        ({"stdout": "3\n", "stderr": "error: x", "interleavedOutput": ""}, "3\nerror: x"),
+        ({"stdout": "built 3", "stderr": "error: x"}, "built 3\nerror: x"),
+        ({"stdout": "only out", "stderr": ""}, "only out"),
+        ({"stdout": "a", "stderr": "b", "interleavedOutput": "b\na"}, "b\na"),
+    ],
+    ids=["interleaved-empty", "interleaved-missing", "no-stderr", "interleaved"],
+)
+def test_a_failed_command_shows_its_stdout_and_its_stderr(
+    failure: dict[str, Any], output: str
+) -> None:
+    result = {"success": {"exitCode": 1, **failure}}
+    (tool_result,) = only(parse(*shell("make", result)), ToolResult)
+    assert (tool_result.is_error, tool_result.output) == (True, f"Exit code 1\n{output}")
+
+
 def test_a_call_seen_only_completed_gives_its_call_before_its_result() -> None:
     completed = shell("make", {"success": {"exitCode": 0, "stdout": "ok"}})[1]
     records = parse(completed)
