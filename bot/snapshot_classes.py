@@ -24,6 +24,7 @@ from bot.formats.antigravity import Parser as antigravity_Parser
 from bot.formats.antigravity_steps import ToolSteps
 from bot.formats.backend import Parser as backend_Parser
 from bot.formats.claude_stream import Parser as claude_stream_Parser
+from bot.formats.claude_stream_usage import RunUsage
 from bot.formats.claude_transcript import Parser as claude_transcript_Parser
 from bot.formats.claude_transcript_links import Rewinds, SeedCalls, SubagentLinks
 from bot.formats.codex_exec import Parser as codex_exec_Parser
@@ -101,8 +102,8 @@ class Entry:
     fields: tuple[str, ...] = ()
 
 
-SCHEMA: Final = 5  # bump with any change below (see the module's docstring)
-SCHEMA_DIGEST: Final = "5e478c9026322053"  # (tests/test_snapshot.py says the new one)
+SCHEMA: Final = 6  # bump with any change below (see the module's docstring)
+SCHEMA_DIGEST: Final = "b7b01bc8cc9217e0"  # (tests/test_snapshot.py says the new one)
 
 CLASSES: Final[tuple[Entry, ...]] = (
     Entry("ResultStatus", ResultStatus, ENUM),
@@ -192,7 +193,10 @@ CLASSES: Final[tuple[Entry, ...]] = (
     )),
     Entry("ToolSteps", ToolSteps, FIELDS, ("_calls", "_steps", "last_step")),
     Entry("backend.Parser", backend_Parser, FIELDS, ("source", "_last_session", "_started")),
-    Entry("claude_stream.Parser", claude_stream_Parser, FIELDS, ("source", "_session", "_agent")),
+    Entry("claude_stream.Parser", claude_stream_Parser, FIELDS, (
+        "source", "_session", "_agent", "_usage", "_unnamed",
+    )),
+    Entry("RunUsage", RunUsage, FIELDS, ("_messages", "_sums", "_given")),
     Entry("claude_transcript.Parser", claude_transcript_Parser, FIELDS, (
         "source", "_session", "_started", "_models", "_title", "_sidechain", "_links",
         "_compaction", "_rewinds", "_seed_calls",
@@ -219,7 +223,7 @@ CLASSES: Final[tuple[Entry, ...]] = (
     Entry("Tokens", Tokens, FIELDS, ("sums", "totals", "given", "_last", "_turn_began")),
     Entry("cursor_stream.Parser", cursor_stream_Parser, FIELDS, (
         "source", "_session", "_thinking", "_thinking_at", "_thinking_line", "_segment",
-        "_turn", "_calls",
+        "_turn", "_calls", "_said_first", "_said_last", "_said_count", "_said_length",
     )),
     Entry("SeenMessage", SeenMessage, FIELDS, ("text", "thoughts", "calls", "ended")),
     Entry("gemini_session.Parser", gemini_session_Parser, FIELDS, (
@@ -227,7 +231,7 @@ CLASSES: Final[tuple[Entry, ...]] = (
         "_messages",
     )),
     Entry("gemini_stream.Parser", gemini_stream_Parser, FIELDS, (
-        "source", "_session", "_names", "_answered", "_last_error",
+        "source", "_session", "_names", "_answered", "_last_error", "_started",
     )),
     Entry("kimi_wire.Parser", kimi_wire_Parser, FIELDS, (
         "source", "_session", "_started", "_has_model", "_prompt", "_usage",

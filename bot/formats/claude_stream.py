@@ -7,7 +7,8 @@ or per turn), ``stream_event`` and a few others. Only newer CLIs write a ``times
 
 Amp and Qwen Code write it too (see ``claude_stream_dialects``): their sessions are labelled
 after them, and Qwen Code's ``--output-format json`` (one JSON array of the same messages) is
-read as the lines it holds. System lines and other types: ``claude_stream_notices``.
+read as the lines it holds. System lines and other types: ``claude_stream_notices``. A result
+without ``usage`` (Amp's) gives its run's assistant messages' tokens (``claude_stream_usage``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from mypy_extensions import mypyc_attr
 
 from bot.formats import claude_stream_dialects as dialects
 from bot.formats.claude_stream_notices import denials, ignored, notice, other_type, system_record
+from bot.formats.claude_stream_usage import Counts, RunUsage, counts_of
 from bot.formats.claude_user_text import harness_record, person_text, subagent_prompt
 from bot.formats.common import loads_maybe, text_of, to_utc, todos_of, type_of
 from bot.formats.log_format import LogFormat
@@ -34,7 +36,7 @@ from bot.records import (
     UserText,
 )
 from bot.result_records import ResultStatus, SessionResult
-from bot.values import as_float, as_int, clip, dict_or_empty, text_or_none
+from bot.values import as_float, as_int, clip, text_or_none
 
 FAMILY = "claude-stream-json"
 AGENT = dialects.CLAUDE_CODE
@@ -88,6 +90,8 @@ class Parser(LineParser):
         self.source = source
         self._session = source
         self._agent = AGENT
+        self._usage = RunUsage()  # the run's assistant messages' tokens, for a result without
+        self._unnamed = 0  # assistant messages without an id so far
 
     def parse(self, obj: Any, line: int) -> list[Record] | None:
         if isinstance(obj, list):
@@ -108,13 +112,15 @@ class Parser(LineParser):
         records: list[Record] | None
         if kind == "assistant":
             records = _assistant(obj, origin)
+            self._count_usage(obj)
         elif kind == "user":
             amp = self._agent == dialects.AMP or dialects.is_amp_session(session)
             records = _user(obj, origin, amp)
         elif kind == "system":
             records = [self._system(obj, origin)]
         elif kind == "result":
-            records = [_result(obj, origin)]
+            records = [_result(obj, origin, self._usage.totals())]
+            self._usage.clear()
         elif kind == "stream_event":
             records = [ignored(origin, kind)]
         else:
@@ -125,6 +131,16 @@ class Parser(LineParser):
 
     def finish(self) -> list[Record]:
         return []
+
+    def _count_usage(self, obj: Line) -> None:
+        message = obj.get("message")
+        if not isinstance(message, dict) or "usage" not in message:
+            return
+        mid = message.get("id")
+        if not isinstance(mid, str) or not mid:
+            self._unnamed += 1
+            mid = f"#{self._unnamed}"
+        self._usage.add(mid, message.get("usage"))
 
     def _message_array(self, messages: list[Any], line: int) -> list[Record]:
         """Each message of a ``--output-format json`` array, as if it were a line of its own."""
@@ -278,10 +294,12 @@ def _tool_result(block: Line, origin: Origin, amp: bool) -> ToolResult:
     )
 
 
-def _result(obj: Line, origin: Origin) -> SessionResult:
+def _result(obj: Line, origin: Origin, run_usage: Counts) -> SessionResult:
+    """The run's result; one without ``usage`` gives ``run_usage``, its messages' tokens."""
     subtype = text_or_none(obj.get("subtype"))
     failed = obj.get("is_error") is True or (subtype is not None and subtype != "success")
-    usage = dict_or_empty(obj.get("usage"))
+    given = obj.get("usage")
+    tokens = counts_of(given) if isinstance(given, dict) else run_usage
     cost = as_float(obj.get("total_cost_usd"))
     models = obj.get("modelUsage")
     errors = obj.get("errors")
@@ -295,10 +313,10 @@ def _result(obj: Line, origin: Origin) -> SessionResult:
         duration_api_ms=as_int(obj.get("duration_api_ms")),
         num_turns=as_int(obj.get("num_turns")),
         cost_usd=as_float(obj.get("cost_usd")) if cost is None else cost,
-        input_tokens=as_int(usage.get("input_tokens")),
-        output_tokens=as_int(usage.get("output_tokens")),
-        cache_read_tokens=as_int(usage.get("cache_read_input_tokens")),
-        cache_write_tokens=as_int(usage.get("cache_creation_input_tokens")),
+        input_tokens=tokens[0],
+        output_tokens=tokens[1],
+        cache_read_tokens=tokens[2],
+        cache_write_tokens=tokens[3],
         models=tuple(models) if isinstance(models, dict) else (),
         permission_denials=denials(obj.get("permission_denials")),
         errors=tuple(text_of(e) for e in errors if e) if isinstance(errors, list) else (),

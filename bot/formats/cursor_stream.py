@@ -10,10 +10,14 @@ Thinking deltas are joined into one ``Thinking``, given at ``thinking/completed`
 other event. With ``--stream-partial-output`` the assistant text arrives as deltas (with
 ``timestamp_ms``, without ``model_call_id``) and is then repeated whole (before a tool call,
 and at the end): the repetition is not shown twice. A ``call_id`` may hold a newline.
+
+The result's ``result`` is every assistant message of the run glued together (parallel-sleep,
+line 9: the first message then ``done``): such a result gives the last message as its text.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections import OrderedDict
 from datetime import datetime
 from typing import Any, Final
@@ -79,6 +83,11 @@ class Parser(LineParser):
         self._segment = ""  # assistant text deltas since the last whole message
         self._turn = ""  # assistant text deltas since the prompt
         self._calls: OrderedDict[str, None] = OrderedDict()
+        # the run's whole assistant messages: the first, the last, how many, their joined length
+        self._said_first = ""
+        self._said_last = ""
+        self._said_count = 0
+        self._said_length = 0
 
     def parse(self, obj: Any, line: int) -> list[Record] | None:
         kind = type_of(obj)
@@ -111,12 +120,19 @@ class Parser(LineParser):
             return self._tool_call(obj, origin)
         if kind == "user":
             self._segment = self._turn = ""
+            self._forget_said()
             return _user(obj, origin)
         if kind == "system":
             return [_system(obj, origin)]
         if kind == "result":
+            if self._segment:  # streamed text no whole message repeated
+                self._said(self._segment)
             self._segment = self._turn = ""
-            return [_result(obj, origin)]
+            result = _result(obj, origin)
+            if result.text is not None and self._is_all_said(result.text):
+                result = dataclasses.replace(result, text=self._said_last)
+            self._forget_said()
+            return [result]
         return [notice(origin, kind, summary(kind, obj))]
 
     # --- thinking ------------------------------------------------------------------------------
@@ -164,8 +180,32 @@ class Parser(LineParser):
         if segment or turn:  # deltas were streamed: this whole message may repeat them
             whole = text.strip()
             if whole == segment.strip() or whole == turn.strip():
+                if whole == segment.strip():  # not the run's earlier messages again
+                    self._said(text)
                 return [ignored(origin, "assistant text repeated")]
+        self._said(text)
         return [AssistantText(origin, text=text, message_id=call)]
+
+    def _said(self, text: str) -> None:
+        if not self._said_count:
+            self._said_first = text
+        self._said_last = text
+        self._said_count += 1
+        self._said_length += len(text)
+
+    def _forget_said(self) -> None:
+        self._said_first = self._said_last = ""
+        self._said_count = self._said_length = 0
+
+    def _is_all_said(self, text: str) -> bool:
+        """Whether a result's ``text`` is the run's assistant messages (two or more) joined:
+        it has their length, starts with the first and ends with the last."""
+        return (
+            self._said_count > 1
+            and len(text) == self._said_length
+            and text.startswith(self._said_first)
+            and text.endswith(self._said_last)
+        )
 
     def _tool_call(self, obj: Line, origin: Origin) -> list[Record]:
         found = tools.tool_of(obj)

@@ -20,9 +20,8 @@ _TODO_KINDS: Final = ("updateTodosToolCall", "todoWriteToolCall", "todoToolCall"
 _TODO_STATUS: Final = "TODO_STATUS_"
 # What a result's text is, the first found: a read's content, a command's output...
 _TEXT_KEYS: Final = ("content", "interleavedOutput", "stdout", "output", "message", "text")
-_FAILURE_KEYS: Final = (
-    "interleavedOutput", "stderr", "error", "errorMessage", "message", "reason", "stdout"
-)  # fmt: skip
+# What a failure says, after its output (``interleavedOutput``, else ``stdout`` and ``stderr``)
+_FAILURE_KEYS: Final = ("error", "errorMessage", "message", "reason")
 
 Line = dict[str, Any]
 
@@ -134,10 +133,20 @@ def _failure_text(failure: object, code: int | None = None) -> str:
     if not isinstance(failure, dict):
         return _text_or_json(failure)
     code = code if code is not None else as_int(failure.get("exitCode"))
-    said = _first_text(failure, _FAILURE_KEYS) or ""
+    said = _output_of(failure) or _first_text(failure, _FAILURE_KEYS) or ""
     if code is not None and code != 0:
         return f"Exit code {code}\n{said}" if said else f"Exit code {code}"
     return said or json_text(failure)
+
+
+def _output_of(failure: Line) -> str:
+    """A failed command's output: ``interleavedOutput`` (both streams as they came), else its
+    ``stdout`` then its ``stderr``, neither dropped."""
+    interleaved = _first_text(failure, ("interleavedOutput",))
+    if interleaved is not None:
+        return interleaved
+    streams = [_first_text(failure, (key,)) for key in ("stdout", "stderr")]
+    return "\n".join([text.rstrip("\n") for text in streams if text is not None])
 
 
 def _text_or_json(value: object) -> str:

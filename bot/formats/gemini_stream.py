@@ -1,7 +1,8 @@
 """Format: Gemini CLI stream-json (``gemini --output-format stream-json``).
 
 One JSON object a line, each with an ISO ``timestamp``; a run's lines carry no session id but
-its ``init``:
+its ``init`` (a stream without one, e.g. mcp-content-mutations, is still Gemini CLI's: its first
+line gives a SessionStarted naming the agent):
 
 - ``init {session_id, model}`` → SessionStarted (agent "Gemini CLI");
 - ``message {role: user|assistant, content, delta?}`` → UserText, or AssistantText (the answer
@@ -19,7 +20,11 @@ A benign trailing error: CLI 0.44 often ends a complete answer with an ``error``
 stream: The model returned an empty response or malformed tool call." and a ``result`` of
 ``status:"error"``. When answer text streamed since the user's message, that error is a
 warning and the session succeeded (switchboard's G17: the narrow phrase, so a changed wording
-falls back to a failure, never the reverse).
+falls back to a failure, never the reverse). The warning is the ``error`` event's; a result
+that names the error itself, with no such event before it, gives the warning.
+
+A result whose figures are all zero (a request that never ran: error-invalid-model, line 3)
+measured nothing: its tokens and duration are unknown, not zero.
 """
 
 from __future__ import annotations
@@ -93,8 +98,18 @@ class Parser(LineParser):
         self._names: OrderedDict[str, str] = OrderedDict()
         self._answered = False  # answer text streamed since the user's message
         self._last_error: str | None = None  # the last error event's message, for the result
+        self._started = False  # a SessionStarted was given (an init, or the agent's name)
 
     def parse(self, obj: Any, line: int) -> list[Record] | None:
+        records = self._event(obj, line)
+        if self._started or not records:
+            return records
+        self._started = True
+        if type(records[0]) is SessionStarted:
+            return records
+        return [SessionStarted(records[0].origin, agent=AGENT), *records]
+
+    def _event(self, obj: Any, line: int) -> list[Record] | None:
         kind = type_of(obj)
         if kind is None:
             return None
@@ -112,7 +127,7 @@ class Parser(LineParser):
         if kind == "error":
             return [self._error(obj, origin)]
         if kind == "result":
-            return [self._result(obj, origin)]
+            return self._result(obj, origin)
         if kind == "init":
             return [_started(obj, origin)]
         return [Notice(origin, kind=kind, text=clip(f"{kind}: {json_text(obj)}"))]
@@ -164,17 +179,22 @@ class Parser(LineParser):
             return Notice(origin, kind="trailing_error", text=clip(message), level="warning")
         return Notice(origin, kind=level, text=clip(message), level=level)
 
-    def _result(self, obj: Line, origin: Origin) -> SessionResult:
+    def _result(self, obj: Line, origin: Origin) -> list[Record]:
         status = text_or_none(obj.get("status"))
         message = _error_message(obj.get("error"))
         succeeded = status == "success"
         subtype = status
+        out: list[Record] = []
         if status == "error" and self._benign(message or self._last_error or ""):
+            if message is not None and message != self._last_error:  # no error event said it
+                out.append(Notice(origin, kind="trailing_error", text=clip(message),
+                                  level="warning"))  # fmt: skip
             succeeded, subtype, message = True, None, None
         elif not succeeded and message is None:
             message = self._last_error or None
         self._answered, self._last_error = False, None
-        return _session_result(obj, origin, succeeded, subtype, message)
+        out.append(_session_result(obj, origin, succeeded, subtype, message))
+        return out
 
     def _benign(self, message: str) -> bool:
         return self._answered and BENIGN_ERROR in message.lower()
@@ -203,6 +223,8 @@ def _session_result(
     stats = obj.get("stats")
     stats = stats if isinstance(stats, dict) else {}
     models = stats.get("models")
+    if not _measured(stats):
+        stats = {}
     return SessionResult(
         origin,
         status=ResultStatus.SUCCEEDED if succeeded else ResultStatus.FAILED,
@@ -214,6 +236,12 @@ def _session_result(
         cache_read_tokens=as_int(stats.get("cached")),
         models=tuple([str(model) for model in models]) if isinstance(models, dict) else (),
     )
+
+
+def _measured(stats: Line) -> bool:
+    """Whether a result's ``stats`` measured anything: one of its figures is not zero (all
+    zero is what Gemini CLI writes for a request that never ran)."""
+    return any(as_int(value) for value in stats.values())
 
 
 def _fresh_input(stats: Line) -> int | None:

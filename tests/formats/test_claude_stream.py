@@ -319,6 +319,44 @@ def test_result_reads_older_cost_usd_and_keeps_an_unknown_subtype() -> None:
     assert (result.subtype, result.cost_usd, result.error) == ("error", 0.5, "x")
 
 
+def said(mid: str | None, output: int, cache_read: int | None = None) -> dict[str, Any]:
+    usage: dict[str, Any] = {"input_tokens": 2, "output_tokens": output}
+    if cache_read is not None:
+        usage["cache_read_input_tokens"] = cache_read
+    message: dict[str, Any] = {"content": [{"type": "text", "text": "x"}], "usage": usage}
+    return line("assistant", message=message if mid is None else message | {"id": mid})
+
+
+def results_of(*lines: dict[str, Any]) -> list[SessionResult]:
+    return [r for records in parse(*lines) for r in records or [] if isinstance(r, SessionResult)]
+
+
+def test_a_result_without_usage_gives_its_runs_messages_tokens_each_message_once() -> None:
+    first, second = results_of(
+        said("msg_a", 5, 100),
+        said("msg_a", 7, 100),  # a second block of msg_a: its usage again, not added
+        said(None, 3),  # no id (Amp): a message of its own
+        said(None, 3),
+        line("result", subtype="success", num_turns=2),
+        said(None, 4),
+        line("result", subtype="success", num_turns=1),
+    )
+    assert (first.input_tokens, first.output_tokens, first.cache_read_tokens) == (6, 13, 100)
+    assert first.cache_write_tokens is None
+    assert (second.input_tokens, second.output_tokens, second.cache_read_tokens) == (2, 4, None)
+
+
+def test_a_result_with_usage_keeps_its_own_tokens() -> None:
+    usage = {"input_tokens": 10, "output_tokens": 20}
+    (result,) = results_of(said("msg_a", 5), line("result", subtype="success", usage=usage))
+    assert (result.input_tokens, result.output_tokens, result.cache_read_tokens) == (10, 20, None)
+
+
+def test_a_result_without_usage_after_messages_without_usage_has_no_tokens() -> None:
+    (result,) = results_of(assistant({"type": "text", "text": "hi"}), line("result", num_turns=1))
+    assert (result.input_tokens, result.output_tokens) == (None, None)
+
+
 def test_unknown_top_level_type_is_a_notice_with_a_session_and_not_mine_without() -> None:
     named, anonymous, plumbing = parse(
         line("prompt_suggestion", suggestion="Run the tests"),

@@ -155,6 +155,9 @@ def test_amp_file_eleven_calls_one_failed_a_task_and_a_result_without_cost() -> 
         64413,
     )
     assert (result.cost_usd, result.duration_api_ms, result.models) == (None, None, ())
+    # line 26 has no usage: the sum of lines 3-25's (12 messages without an id)
+    assert (result.input_tokens, result.output_tokens) == (0, 1537)
+    assert (result.cache_read_tokens, result.cache_write_tokens) == (210694, 20758)
 
 
 def test_amp_preview_names_amp_and_marks_the_failed_command() -> None:

@@ -215,6 +215,24 @@ def test_a_call_fails_on_failure_error_rejection_or_an_exit_code_other_than_zero
     assert (tool_result.is_error, tool_result.output) == (True, output)
 
 
+@pytest.mark.parametrize(
+    ("failure", "output"),
+    [
+        ({"stdout": "3\n", "stderr": "error: x", "interleavedOutput": ""}, "3\nerror: x"),
+        ({"stdout": "built 3", "stderr": "error: x"}, "built 3\nerror: x"),
+        ({"stdout": "only out", "stderr": ""}, "only out"),
+        ({"stdout": "a", "stderr": "b", "interleavedOutput": "b\na"}, "b\na"),
+    ],
+    ids=["interleaved-empty", "interleaved-missing", "no-stderr", "interleaved"],
+)
+def test_a_failed_command_shows_its_stdout_and_its_stderr(
+    failure: dict[str, Any], output: str
+) -> None:
+    result = {"success": {"exitCode": 1, **failure}}
+    (tool_result,) = only(parse(*shell("make", result)), ToolResult)
+    assert (tool_result.is_error, tool_result.output) == (True, f"Exit code 1\n{output}")
+
+
 def test_a_call_seen_only_completed_gives_its_call_before_its_result() -> None:
     completed = shell("make", {"success": {"exitCode": 0, "stdout": "ok"}})[1]
     records = parse(completed)
@@ -318,6 +336,36 @@ def test_a_whole_message_that_differs_from_the_streamed_text_is_shown() -> None:
     assert [t.text for t in only(records, AssistantText)] == ["Hel", "Something else."]
 
 
+def test_a_result_that_glues_the_runs_messages_together_gives_the_last_message() -> None:
+    prompt = event("user", message={"role": "user", "content": [{"type": "text", "text": "Go"}]})
+    glued = event("result", subtype="success", result="First, ls.Then it ran.All done.")
+    records = parse(
+        prompt,
+        assistant("First, ls.", model_call_id="m-1", timestamp_ms=1),
+        *shell("ls", {"success": {"exitCode": 0}}),
+        assistant("Then it ran.", model_call_id="m-2", timestamp_ms=2),
+        assistant("All done", timestamp_ms=3),  # streamed, then repeated whole
+        assistant(".", timestamp_ms=4),
+        assistant("All done."),
+        glued,
+        prompt,
+        assistant("Other."),
+        event("result", subtype="success", result="Other."),
+    )
+    assert [r.text for r in only(records, SessionResult)] == ["All done.", "Other."]
+
+
+def test_a_result_that_is_not_the_runs_messages_glued_is_kept_as_written() -> None:
+    records = parse(
+        assistant("One."),
+        assistant("Two."),
+        event("result", subtype="success", result="One.Three"),
+        assistant("Two."),
+        event("result", subtype="success", result="A summary of it"),
+    )
+    assert [r.text for r in only(records, SessionResult)] == ["One.Three", "A summary of it"]
+
+
 # --- other lines -----------------------------------------------------------------------------
 
 
@@ -399,6 +447,14 @@ def test_parallel_file_two_calls_with_newlines_in_their_ids_finish_in_any_order(
     assert only(records, Thinking) == []
     (result,) = only(records, SessionResult)
     assert (result.status, result.duration_ms) == (ResultStatus.SUCCEEDED, 13039)
+    # line 9's result is lines 3 and 8 glued ("…exactly `done`.done"): its text is line 8's
+    assert result.text == "done"
+
+
+def test_parallel_file_preview_shows_the_answer_once_and_not_the_glued_messages() -> None:
+    (session,) = preview_of(corpus_file(FAMILY_DIR, PARALLEL))["sessions"]
+    shown = orjson.dumps(session).decode()
+    assert "`done`.done" not in shown
 
 
 def test_subagent_file_has_one_plain_shell_call_and_no_subagent() -> None:

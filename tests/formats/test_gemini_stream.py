@@ -58,7 +58,10 @@ def event(kind: str, **fields: Any) -> dict[str, Any]:
 
 
 def parse(*values: dict[str, Any], source: str = "src") -> list[Record]:
-    return parsed_by(Parser(source), values, finish=False)
+    """The records of ``values``, less the SessionStarted that the first line of a stream
+    without an init gives (tested on its own: ``test_a_stream_without_init_is_started…``)."""
+    records = parsed_by(Parser(source), values, finish=False)
+    return records if values and values[0]["type"] == "init" else records[1:]
 
 
 def corpus_records(name: str) -> list[Record]:
@@ -329,6 +332,40 @@ def test_the_same_error_without_an_answer_fails_the_session_and_says_why() -> No
     assert (result.status, result.error) == (ResultStatus.FAILED, BENIGN)
 
 
+def test_a_benign_error_named_only_by_the_result_is_a_warning_notice_before_success() -> None:
+    benign = event("result", status="error", error={"type": "unknown", "message": BENIGN})
+    notice, result = parse(INIT, USER, answer("All done."), benign)[3:]
+    assert isinstance(notice, Notice)
+    assert (notice.kind, notice.level, notice.text) == ("trailing_error", "warning", BENIGN)
+    assert isinstance(result, SessionResult)
+    assert (result.status, result.error) == (ResultStatus.SUCCEEDED, None)
+
+
+def test_a_benign_error_said_by_an_event_and_the_result_is_one_warning() -> None:
+    records = parse(
+        INIT,
+        USER,
+        answer("All done."),
+        event("error", severity="error", message=BENIGN),
+        event("result", status="error", error={"type": "unknown", "message": BENIGN}),
+    )
+    assert single(records, Notice).level == "warning"
+    assert single(records, SessionResult).status is ResultStatus.SUCCEEDED
+
+
+def test_a_result_whose_figures_are_all_zero_has_unknown_tokens_and_duration() -> None:
+    zeros = {"total_tokens": 0, "input_tokens": 0, "output_tokens": 0, "cached": 0, "input": 0}
+    stats = zeros | {"duration_ms": 0, "tool_calls": 0, "models": {"m": zeros}}
+    (result,) = parse(event("result", status="error", stats=stats))
+    assert isinstance(result, SessionResult)
+    figures = (result.input_tokens, result.output_tokens, result.cache_read_tokens)
+    assert (*figures, result.duration_ms) == (None, None, None, None)
+    assert result.models == ("m",)
+    (measured,) = parse(event("result", status="success", stats=stats | {"output_tokens": 3}))
+    assert isinstance(measured, SessionResult)
+    assert (measured.input_tokens, measured.output_tokens, measured.duration_ms) == (0, 3, 0)
+
+
 def test_an_answer_to_an_earlier_prompt_does_not_excuse_the_next_one() -> None:
     records = parse(
         INIT,
@@ -405,7 +442,7 @@ def test_every_line_of_every_corpus_file_gives_a_record_of_its_line(name: str) -
     gives_every_line_a_record(corpus_file(FAMILY_DIR, name))
 
 
-def test_invalid_model_fails_with_the_api_error_and_zero_tokens() -> None:
+def test_invalid_model_fails_with_the_api_error_and_unknown_tokens_and_duration() -> None:
     records = corpus_records(STREAM_FILES[0])
     assert {r.session_id for r in records} == {"00000000-0000-4000-8000-000000000003"}
     assert single(records, SessionStarted).model == "does-not-exist-model"
@@ -415,7 +452,9 @@ def test_invalid_model_fails_with_the_api_error_and_zero_tokens() -> None:
         ResultStatus.FAILED,
         "[API Error: Requested entity was not found.]",
     )
-    assert (result.input_tokens, result.output_tokens, result.duration_ms) == (0, 0, 0)
+    # line 3's stats are all 0: the request never ran, nothing was measured
+    assert (result.input_tokens, result.output_tokens, result.duration_ms) == (None, None, None)
+    assert result.cache_read_tokens is None
     assert result.models == ("does-not-exist-model",)
 
 
@@ -446,6 +485,16 @@ def test_mcp_calls_without_init_or_result_belong_to_the_source() -> None:
         ("mcp_context_1", "context", False),
     ]
     assert only(records, SessionResult) == []
+    # no init line: the first line still names the agent
+    started = single(records, SessionStarted)
+    assert (started.agent, started.model, started.line) == ("Gemini CLI", None, 1)
+
+
+def test_a_stream_without_init_is_started_by_its_first_line_and_an_init_is_not_doubled() -> None:
+    records = parsed_by(Parser("src"), [USER, answer("hi")], finish=False)
+    assert [type(r).__name__ for r in records] == ["SessionStarted", "UserText", "AssistantText"]
+    assert isinstance(records[0], SessionStarted) and records[0].agent == "Gemini CLI"
+    assert [type(r).__name__ for r in parse(INIT, USER)] == ["SessionStarted", "UserText"]
 
 
 def test_resume_reads_cached_tokens() -> None:
