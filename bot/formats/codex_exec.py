@@ -12,7 +12,8 @@ One JSON object a line, ``type`` naming the event. No line has a timestamp, a mo
 - ``turn.started`` → Ignored. ``turn.completed {usage}`` → SessionResult(succeeded), its text the
   turn's last agent message (its ``final_answer`` if it has one): ``usage`` is the thread's
   running total, so the turn's own tokens are the difference from the thread's previous
-  ``turn.completed``. ``turn.failed {error}`` → SessionResult(failed). A session of several turns
+  ``turn.completed`` (its input less the cached input, which OpenAI's input counts too).
+  ``turn.failed {error}`` → SessionResult(failed). A session of several turns
   (or resumed runs) has several results; the session keeps the last.
 - ``item.started|updated|completed {item}`` → see ``codex_exec_items``; ``item.plan.delta
   {item_id, delta}`` → Ignored, the text held until its plan item completes (said by ``finish``
@@ -33,6 +34,7 @@ from bot.formats.codex_exec_items import TOOL_ITEMS, other_item, tool_item
 from bot.formats.codex_exec_legacy import (
     LegacyStream,
     Tokens,
+    fresh,
     is_config,
     is_legacy,
     tokens_of,
@@ -210,7 +212,7 @@ class Parser(LineParser):
 
     def _turn_completed(self, obj: Event, origin: Origin) -> SessionResult:
         total = tokens_of(obj.get("usage"))
-        given, cached, output, reasoning = _since(total, self._usage)
+        given, cached, output, reasoning = fresh(_since(total, self._usage))
         self._usage = total
         text = self._answer
         self._answer, self._final = None, False
