@@ -294,7 +294,24 @@ def test_bad_model_error_is_a_warning_and_the_failed_turns_error() -> None:
     assert single(records, Notice).level == "warning"
     result = single(records, SessionResult)
     assert result.status is ResultStatus.FAILED
-    assert orjson.loads(result.error or "")["status"] == 400
+    message = "The 'invalid-model-name' model is not supported when using Codex with a ChatGPT "
+    assert result.error == message + "account. (HTTP 400)"
+    assert single(records, Notice).text == result.error
+
+
+def test_an_error_whose_message_is_a_json_envelope_says_its_inner_message() -> None:
+    envelope = '{"type":"error","status":429,"error":{"message":"Slow down"}}'
+    records = parse(THREAD, {"type": "error", "message": envelope},
+                    {"type": "turn.failed", "error": {"message": envelope}})  # fmt: skip
+    assert [only(records, Notice)[0].text, single(records, SessionResult).error] == [
+        "Slow down (HTTP 429)"
+    ] * 2
+
+
+def test_an_error_message_of_json_without_an_inner_message_is_kept_as_it_is() -> None:
+    text = '{"status":500}'
+    records = parse(THREAD, {"type": "turn.failed", "error": {"message": text}})
+    assert single(records, SessionResult).error == text
 
 
 def test_file_change_file_failed_git_status_and_a_two_file_patch() -> None:
