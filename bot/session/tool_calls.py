@@ -219,6 +219,19 @@ def _todo_summary(args: Mapping[str, Any], cwd: str | None) -> str:
     return f"{head} · {now}" if now else head
 
 
+def _patch_summary(args: Mapping[str, Any], cwd: str | None) -> str:
+    """A patch by its files: ``alpha.txt (+1 more)`` (Codex ``file_change``: ``{changes:
+    [{path, kind}]}``; a rollout's ``apply_patch`` has its ``path`` said so already)."""
+    changes = args.get("changes")
+    listed = changes if isinstance(changes, list) else []
+    paths = [change.get("path") for change in listed if isinstance(change, dict)]
+    first = paths[0] if paths else None
+    if not isinstance(first, str) or not first:
+        return _first_str(args, ("path",), cwd) or ""
+    more = f" (+{len(paths) - 1} more)" if len(paths) > 1 else ""
+    return (relative_path(first, cwd) if cwd else first) + more
+
+
 def _field(*names: str) -> Callable[[Mapping[str, Any], str | None], str]:
     keys = names
     def summary(args: Mapping[str, Any], cwd: str | None) -> str:
@@ -247,6 +260,7 @@ _BY_NAME: dict[str, Callable[[Mapping[str, Any], str | None], str]] = {
     "skill": _field("skill", "command"),
     "slashcommand": _field("command"),
     "todowrite": _todo_summary,
+    "apply_patch": _patch_summary,
 }
 
 
