@@ -101,8 +101,8 @@ class Entry:
     fields: tuple[str, ...] = ()
 
 
-SCHEMA: Final = 5  # bump with any change below (see the module's docstring)
-SCHEMA_DIGEST: Final = "5e478c9026322053"  # (tests/test_snapshot.py says the new one)
+SCHEMA: Final = 6  # bump with any change below (see the module's docstring)
+SCHEMA_DIGEST: Final = "0faedf6e69c5fdea"  # (tests/test_snapshot.py says the new one)
 
 CLASSES: Final[tuple[Entry, ...]] = (
     Entry("ResultStatus", ResultStatus, ENUM),
@@ -158,7 +158,7 @@ CLASSES: Final[tuple[Entry, ...]] = (
     Entry("Session", Session, FIELDS, (
         "session_id", "settings", "info", "started", "status", "first_at", "last_at",
         "timed", "last_seen", "calls", "tally", "open_calls", "items", "todo_at", "todos",
-        "result", "exit", "closed", "compactions", "dropped_results", "counts", "_links",
+        "result", "spent", "exit", "closed", "compactions", "dropped_results", "counts", "_links",
         "_held", "_keys", "last_said", "results", "_threshold", "early", "said", "_changed",
         "_all_changed",
     )),

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from blocks.root import status_line
 from bot import snapshot
 from bot.formats import codex_exec, detect_family, openai_messages
 from bot.formats.codex_exec import Parser, detect
@@ -32,6 +33,7 @@ from bot.records import (
     UserText,
 )
 from bot.result_records import ResultStatus, SessionResult
+from bot.session import Session
 from bot.sources.files import split_lines
 from tests.conftest import corpus_file, corpus_files, read_records
 from tests.formats.helpers import only, parsed_by, single
@@ -890,3 +892,22 @@ def test_any_event_shapes_give_records_never_an_exception(values: list[dict[str,
         records = parser.parse(value, number)
         assert records is None or all(isinstance(r, Record) for r in records)
     assert all(isinstance(r, Record) for r in parser.finish())
+
+
+def status_line_of(records: list[Record]) -> str:
+    """The root's status line of the one session ``records`` make."""
+    session = Session("t1")
+    for record in records:
+        session.apply(record)
+    return status_line(session)
+
+
+def test_a_resumed_thread_shows_its_runs_tokens_summed_and_a_failed_run_hides_none() -> None:
+    failed = {"type": "turn.failed", "error": {"message": "boom"}}
+    records = parse(THREAD, usage(100, 40, 10), THREAD, usage(300, 100, 25), THREAD, failed)
+    assert [r.output_tokens for r in only(records, SessionResult)] == [10, 15, None]
+    assert status_line_of(records).endswith(" · 25 tokens out")  # the thread's total: 10 + 15
+
+
+def test_all_formats_files_header_keeps_the_first_turns_tokens_past_the_failed_second() -> None:
+    assert status_line_of(corpus_records(CORPUS_FILES[0])).endswith(" · 732 tokens out · todos 3/3")
