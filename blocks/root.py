@@ -146,9 +146,8 @@ def status_line(session: Session, now: datetime | None = None) -> str:
     if (seconds := elapsed_s(session, now)) is not None:
         live = now is not None and session.live(now)
         parts.append(_minutes(seconds) if live else duration(seconds))
-    result = session.result
-    if result is not None:
-        parts.extend(_spent(result))
+    if session.spent is not None:  # all its results' cost and tokens, not only the last's
+        parts.extend(_spent(session.spent))
     if session.todos:
         parts.append(f"todos {_done(session)}/{len(session.todos)}")
     if session.compactions:
@@ -157,7 +156,7 @@ def status_line(session: Session, now: datetime | None = None) -> str:
 
 
 def _spent(result: SessionResult) -> list[str]:
-    """What the session cost, as far as its result says: the cost, the tokens out (the tokens
+    """What the session cost, as far as its results say: the cost, the tokens out (the tokens
     in when only those are given), the premium requests; nothing of what it does not say."""
     parts: list[str] = []
     if result.cost_usd is not None:

@@ -103,7 +103,7 @@ class Entry:
 
 
 SCHEMA: Final = 6  # bump with any change below (see the module's docstring)
-SCHEMA_DIGEST: Final = "b7b01bc8cc9217e0"  # (tests/test_snapshot.py says the new one)
+SCHEMA_DIGEST: Final = "e01d60df967bdb1d"  # (tests/test_snapshot.py says the new one)
 
 CLASSES: Final[tuple[Entry, ...]] = (
     Entry("ResultStatus", ResultStatus, ENUM),
@@ -159,7 +159,7 @@ CLASSES: Final[tuple[Entry, ...]] = (
     Entry("Session", Session, FIELDS, (
         "session_id", "settings", "info", "started", "status", "first_at", "last_at",
         "timed", "last_seen", "calls", "tally", "open_calls", "items", "todo_at", "todos",
-        "result", "exit", "closed", "compactions", "dropped_results", "counts", "_links",
+        "result", "spent", "exit", "closed", "compactions", "dropped_results", "counts", "_links",
         "_held", "_keys", "last_said", "results", "_threshold", "early", "said", "_changed",
         "_all_changed",
     )),

@@ -12,7 +12,8 @@ One JSON object a line, ``type`` naming the event. No line has a timestamp, a mo
 - ``turn.started`` → Ignored. ``turn.completed {usage}`` → SessionResult(succeeded), its text the
   turn's last agent message (its ``final_answer`` if it has one): ``usage`` is the thread's
   running total, so the turn's own tokens are the difference from the thread's previous
-  ``turn.completed``. ``turn.failed {error}`` → SessionResult(failed). A session of several turns
+  ``turn.completed`` (its input less the cached input, which OpenAI's input counts too).
+  ``turn.failed {error}`` → SessionResult(failed). A session of several turns
   (or resumed runs) has several results; the session keeps the last.
 - ``item.started|updated|completed {item}`` → see ``codex_exec_items``; ``item.plan.delta
   {item_id, delta}`` → Ignored, the text held until its plan item completes (said by ``finish``
@@ -33,16 +34,17 @@ from bot.formats.codex_exec_items import TOOL_ITEMS, other_item, tool_item
 from bot.formats.codex_exec_legacy import (
     LegacyStream,
     Tokens,
+    fresh,
     is_config,
     is_legacy,
     tokens_of,
 )
-from bot.formats.common import remember
+from bot.formats.common import loads_maybe, remember
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
 from bot.records import AssistantText, Ignored, Notice, Origin, Record, SessionStarted
 from bot.result_records import ResultStatus, SessionResult
-from bot.values import clip, json_text
+from bot.values import as_int, clip, json_text
 
 FAMILY = "codex-exec-json"
 AGENT = "Codex"
@@ -210,7 +212,7 @@ class Parser(LineParser):
 
     def _turn_completed(self, obj: Event, origin: Origin) -> SessionResult:
         total = tokens_of(obj.get("usage"))
-        given, cached, output, reasoning = _since(total, self._usage)
+        given, cached, output, reasoning = fresh(_since(total, self._usage))
         self._usage = total
         text = self._answer
         self._answer, self._final = None, False
@@ -257,13 +259,26 @@ def _question(obj: Event, origin: Origin) -> Notice:
 
 
 def _message(value: object) -> str:
-    """An error's text: ``{message}``, a string, or the JSON of whatever else it is."""
+    """An error's text: ``{message}``, a string, or the JSON of whatever else it is; a text that
+    is the API's JSON error envelope is said by its inner message (see ``_unwrapped``)."""
     if isinstance(value, dict):
         message = value.get("message")
-        return message if isinstance(message, str) and message else json_text(value)
+        return _unwrapped(message) if isinstance(message, str) and message else json_text(value)
     if isinstance(value, str):
-        return value
+        return _unwrapped(value)
     return "" if value is None else json_text(value)
+
+
+def _unwrapped(text: str) -> str:
+    """``text``, or when it is the API's error envelope as JSON (``{"type": "error", "status":
+    400, "error": {"message": …}}``), its inner message and the HTTP status."""
+    envelope = loads_maybe(text)
+    inner = envelope.get("error") if isinstance(envelope, dict) else None
+    message = inner.get("message") if isinstance(inner, dict) else None
+    if not isinstance(message, str) or not message.strip():
+        return text
+    status = as_int(envelope.get("status")) if isinstance(envelope, dict) else None
+    return message if status is None else f"{message} (HTTP {status})"
 
 
 FORMAT: Final[LogFormat] = LogFormat(

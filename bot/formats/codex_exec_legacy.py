@@ -166,7 +166,7 @@ class LegacyStream:
         return Ignored(origin, kind=kind)
 
     def _result(self, origin: Origin, text: str | None, subtype: str | None) -> SessionResult:
-        (given, cached, output, reasoning), error = self._tokens, self._error
+        (given, cached, output, reasoning), error = fresh(self._tokens), self._error
         self._tokens, self._error = NO_TOKENS, None
         return SessionResult(
             origin,
@@ -283,6 +283,15 @@ def tokens_of(usage: object) -> Tokens:
     given, cached = usage.get("input_tokens"), usage.get("cached_input_tokens")
     output, reasoning = usage.get("output_tokens"), usage.get("reasoning_output_tokens")
     return as_int(given), as_int(cached), as_int(output), as_int(reasoning)
+
+
+def fresh(tokens: Tokens) -> Tokens:
+    """``tokens`` with the cached input taken out of the input: OpenAI's ``input_tokens`` counts
+    the cached input too (as the rollout reader and Gemini's take it out)."""
+    given, cached, output, reasoning = tokens
+    if given is not None and cached is not None:
+        given = max(given - cached, 0)
+    return given, cached, output, reasoning
 
 
 def _sum(total: Tokens, more: Tokens) -> Tokens:

@@ -21,7 +21,7 @@ Each line is ``{timestamp, type, payload}``; line → records:
   first in every rollout, is a fragment of one and read as one):
 
   - a run: ``task_complete`` → SessionResult(succeeded, last_agent_message, duration_ms, the
-    session's tokens so far, its model), ``turn_aborted`` → SessionResult(failed, subtype
+    run's tokens (since the last run), its model), ``turn_aborted`` → SessionResult(failed, subtype
     "aborted"); a ``task_started`` after a result starts the session again (``codex exec
     resume`` writes on in the same file); a session takes its last result;
   - a thread: ``task_complete`` → TurnEnded(duration_ms) after a Notice("turn") that says the

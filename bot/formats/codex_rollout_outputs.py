@@ -7,7 +7,8 @@ in each CLI era:
   (0.129–0.143); a status line after ``Output:`` is the command's own output, not its end. A
   sandbox refusal (0.40) is plain text starting ``failed in sandbox``;
 - a list of ``input_text`` parts (0.144 ``exec``): ``Script completed``, its header, then one
-  ``{"exit_code": N, "output": …}`` line per inner call, any N ≠ 0 failing the call;
+  ``{"exit_code": N, "output": …}`` line per inner call, any N ≠ 0 failing the call; shown as
+  each inner output (with its exit code where it failed, or where there are several);
 - an object ``{content, success}`` (older builds), or ``{error}``;
 - an MCP call's end: ``{"Ok": {content, isError}}`` or ``{"Err": text}``.
 """
@@ -64,12 +65,37 @@ def _parts_output(parts: list[Any]) -> tuple[str, bool]:
             texts.append(part)
     header, body = _split_header("".join(texts))
     failed = _header_failed(header)
-    for line in body.splitlines():
-        if line.startswith("{") and '"exit_code"' in line:
-            inner = loads_maybe(line)
-            code = as_int(inner.get("exit_code")) if isinstance(inner, dict) else None
-            failed = failed or (code is not None and code != 0)
-    return body, failed
+    lines = body.splitlines()
+    results = [_inner_result(line) for line in lines]
+    runs = sum(1 for result in results if result is not None)
+    shown: list[str] = []
+    for line, result in zip(lines, results, strict=True):
+        if result is None:
+            shown.append(line)
+            continue
+        code, output = result
+        failed = failed or (code is not None and code != 0)
+        shown.append(_inner_text(code, output, len(shown) + 1 if runs > 1 else 0))
+    return "\n".join(shown) if runs else body, failed
+
+
+def _inner_result(line: str) -> tuple[int | None, str] | None:
+    """An inner call's ``{"exit_code": N, "output": …}`` line: its code and output text."""
+    if not line.startswith("{") or '"exit_code"' not in line:
+        return None
+    inner = loads_maybe(line)
+    if not isinstance(inner, dict) or "exit_code" not in inner:
+        return None
+    output = inner.get("output")
+    return as_int(inner.get("exit_code")), output if isinstance(output, str) else text_of(output)
+
+
+def _inner_text(code: int | None, output: str, number: int) -> str:
+    """An inner call's output as text: ``Exit code 7`` before it when it failed; when the
+    script made several calls, ``[2] exit code 0`` (its place among them) before each."""
+    if number:
+        return f"[{number}] exit code {'?' if code is None else code}\n{output}"
+    return output if not code else f"Exit code {code}\n{output}"
 
 
 def _split_header(text: str) -> tuple[list[str], str]:

@@ -82,9 +82,10 @@ def run_result(
     origin: Origin,
 ) -> SessionResult:
     """The result of a ``codex exec`` run: ``task_complete`` (succeeded, its last message, its
-    time, the session's tokens so far) or ``turn_aborted`` (failed, "aborted")."""
+    time, the run's tokens: since the last run ended, as the session sums its results) or
+    ``turn_aborted`` (failed, "aborted")."""
     text = None if aborted else text_or_empty(payload.get("last_agent_message")) or None
-    fresh, cached, output, reasoning = tokens.figures()
+    fresh, cached, output, reasoning = tokens.turn()
     return SessionResult(
         origin,
         status=ResultStatus.FAILED if aborted else ResultStatus.SUCCEEDED,

@@ -10,8 +10,9 @@ no model, cwd or version. Line → records:
   in some versions, ``metadata.exitCode`` in others) is not 0; ``todowrite`` → also TodoUpdate;
   ``task`` → Delegation (the call itself) + SubagentLink to the child session
   (``metadata.sessionId``), whose own parts the stream never carries;
-- ``step_start`` → Ignored; ``step_finish`` → its cost and tokens added to the session's sums;
-  ``reason: "stop"`` → SessionResult(succeeded), another reason than ``tool-calls`` → Notice;
+- ``step_start`` → Ignored; ``step_finish`` → its cost and tokens added to the session's sums
+  since its last result (the session adds its results up); ``reason: "stop"`` →
+  SessionResult(succeeded), another reason than ``tool-calls`` → Notice;
 - ``error`` → SessionResult(failed); ``done`` (newer versions, once the session is idle) →
   SessionResult(succeeded) if none came since the last step began, else Ignored (or a notice of
   the permissions it rejected);
@@ -128,7 +129,7 @@ class _Steps:
         self.ended = True
         at, first = origin.timestamp, self.first_at
         duration = None if at is None or first is None else (at - first) // _ONE_MS
-        return SessionResult(
+        result = SessionResult(
             origin,
             status=ResultStatus.FAILED if failed else ResultStatus.SUCCEEDED,
             subtype=subtype,
@@ -144,6 +145,10 @@ class _Steps:
             reasoning_tokens=self.reasoning,
             permission_denials=denials,
         )
+        # A result is the cost and tokens since the one before: the session sums its results.
+        self.cost = self.input = self.output = self.reasoning = None
+        self.cache_read = self.cache_write = None
+        return result
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)

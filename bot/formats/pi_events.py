@@ -9,14 +9,15 @@ of older versions) no line names the session: its id is the source's name. Line 
   one → SessionStarted; an ``agent_start`` after a run's end → SessionStarted again (a new run
   of the same session: it is running again);
 - ``message_end`` → the message's records (``pi_messages``); an assistant message's usage is
-  added to the session's sums, and a model not seen before → SessionStarted naming it;
+  added to the run's sums, and a model not seen before → SessionStarted naming it;
   ``message_start``/``message_update`` (the same message, in pieces) → Ignored: the text is
   shown once, whole, from ``message_end``;
 - ``tool_execution_start`` → ToolCall unless the assistant message already announced it;
   ``tool_execution_end`` → ToolResult (``isError``); a ``toolResult`` message repeating it →
   Ignored;
 - ``agent_end`` → SessionResult: failed when the run's last assistant message stopped on an
-  error or was aborted, with the session's summed cost and tokens. A stream can hold several
+  error or was aborted, with the run's summed cost and tokens (the session adds its runs'
+  up). A stream can hold several
   runs (another prompt, an automatic retry of a failed one): each ends with its result, and the
   last one stands, so a failure that pi retried is superseded by the retry's outcome;
 - ``auto_retry_start`` → Notice (warning); ``auto_retry_end`` → Ignored, or a Notice when pi
@@ -205,7 +206,8 @@ class Parser(LineParser):
         """A run ended: its last assistant message says how."""
         last = self._last or _last_assistant(obj.get("messages"))
         self._ended, self._last = True, None
-        return self._usage.result(origin, last)
+        usage, self._usage = self._usage, Usage()  # a result is its run's: the session sums them
+        return usage.result(origin, last)
 
 
 def _last_assistant(messages: object) -> Line | None:

@@ -104,12 +104,45 @@ def end(session: Session, result: SessionResult, repeats: bool, exit: AgentExite
     """The session ends with ``result``: calls still open are interrupted, and the result
     is the thread's next item."""
     session.result = result
+    session.spent = spent(session.spent, result)
     session.status = _ENDED_AS.get(result.status, SessionStatus.FAILED)
     interrupt_open_calls(session)
     session.last_said = None
     session.results += 1
     key = "result" if session.results == 1 else f"result:{session.results}"
     session.add_item(ResultItem(key, result, repeats, exit))
+
+
+def spent(before: SessionResult | None, result: SessionResult) -> SessionResult:
+    """What a session spent over its results so far: each result's cost and tokens are its own
+    run's or turn's (a format whose log gives running totals reports each result's difference
+    from the one before), so they add up; a figure a result does not give adds nothing (a
+    failed last turn keeps what the earlier ones spent)."""
+    if before is None:
+        return result
+    return SessionResult(
+        result.origin,
+        status=result.status,
+        cost_usd=_plus(before.cost_usd, result.cost_usd),
+        input_tokens=_add(before.input_tokens, result.input_tokens),
+        output_tokens=_add(before.output_tokens, result.output_tokens),
+        cache_read_tokens=_add(before.cache_read_tokens, result.cache_read_tokens),
+        cache_write_tokens=_add(before.cache_write_tokens, result.cache_write_tokens),
+        reasoning_tokens=_add(before.reasoning_tokens, result.reasoning_tokens),
+        premium_requests=_add(before.premium_requests, result.premium_requests),
+    )
+
+
+def _add(total: int | None, more: int | None) -> int | None:
+    if more is None:
+        return total
+    return more if total is None else total + more
+
+
+def _plus(total: float | None, more: float | None) -> float | None:
+    if more is None:
+        return total
+    return more if total is None else total + more
 
 
 def turn_ended(session: Session, record: TurnEnded | Notice) -> None:

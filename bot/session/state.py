@@ -107,6 +107,7 @@ class Session:
         self.todo_at = -1  # the index of the todo list's item in the thread (-1: none)
         self.todos: tuple[Todo, ...] = ()
         self.result: SessionResult | None = None
+        self.spent: SessionResult | None = None  # its results' cost and tokens summed (``ends``)
         self.exit: AgentExited | None = None  # how the agent's process ended, where it was seen
         self.closed = False  # its input ended (``close``), and nothing came since
         self.compactions = 0

@@ -220,11 +220,17 @@ def _todo_summary(args: Mapping[str, Any], cwd: str | None) -> str:
 
 
 def _patch_summary(args: Mapping[str, Any], cwd: str | None) -> str:
-    """``a.py (+1 more)``: the files a patch touches (Amp's ``patchText``, Codex's ``input`` or
-    ``patch``), relative to ``cwd``; the patch itself when it names none."""
-    patch = _first_str(args, ("patchText", "patch", "input")) or ""
-    files = patch_files(patch)
-    return first_and_more([relative_path(f, cwd) for f in files] if cwd else files) or patch
+    """``a.py (+1 more)``: the files a patch touches, relative to ``cwd``: from its text
+    (Amp's ``patchText``, Codex's ``input`` or ``patch``), else its list of changes (Codex
+    ``file_change``: ``{changes: [{path, kind}]}``), else its ``path`` (a rollout's patch, said
+    so already); the patch text itself when it names no file."""
+    patch = _first_str(args, ("patchText", "patch", "input"))
+    changes = args.get("changes")
+    listed = changes if isinstance(changes, list) else []
+    paths = [c.get("path") for c in listed if isinstance(c, dict)]
+    files = patch_files(patch) if patch else [p for p in paths if isinstance(p, str) and p]
+    shown = first_and_more([relative_path(f, cwd) for f in files] if cwd else files)
+    return shown or _first_str(args, ("path",), cwd) or patch or ""
 
 
 def _field(*names: str) -> Callable[[Mapping[str, Any], str | None], str]:

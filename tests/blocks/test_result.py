@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from blocks.message import Message
 from bot.records import Origin
-from bot.result_records import SessionResult
+from bot.result_records import ResultStatus, SessionResult
 from tests.blocks.test_messages import at, shown, start, thread
 
 
@@ -74,3 +74,13 @@ def test_turns_duration_and_api_time_are_shown_where_given() -> None:
         "Duration": "1m 05s", "API time": "40s", "Turns": "12"
     }  # fmt: skip
     assert facts() == {}
+
+
+def test_the_root_shows_what_all_the_sessions_results_spent_not_only_the_last() -> None:
+    first = SessionResult(Origin("s1", at(5), 2), output_tokens=700, cost_usd=0.25)
+    failed = SessionResult(Origin("s1", at(9), 3), status=ResultStatus.FAILED, error="boom")
+    text = thread(start(), first, failed)["root"].blocks[-1]["elements"][0]["text"]
+    assert text.endswith(" · $0.25 · 700 tokens out")
+    second = SessionResult(Origin("s1", at(9), 3), output_tokens=800, cost_usd=0.5)
+    text = thread(start(), first, second)["root"].blocks[-1]["elements"][0]["text"]
+    assert text.endswith(" · $0.75 · 1.5k tokens out")

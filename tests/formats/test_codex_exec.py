@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from blocks.root import status_line
 from bot import snapshot
 from bot.formats import codex_exec, detect_family, openai_messages
 from bot.formats.codex_exec import Parser, detect
@@ -32,6 +33,7 @@ from bot.records import (
     UserText,
 )
 from bot.result_records import ResultStatus, SessionResult
+from bot.session import Session
 from bot.sources.files import split_lines
 from tests.conftest import corpus_file, corpus_files, read_records
 from tests.formats.helpers import only, parsed_by, single
@@ -209,7 +211,7 @@ def test_all_formats_file_every_tool_kind_three_failures_todos_and_two_turns() -
         ResultStatus.SUCCEEDED,
         "Updated src/compute_answer.py and tests pass.",
     )
-    assert tokens(done) == (1840, 256, 732, None)
+    assert tokens(done) == (1584, 256, 732, None)
     assert (failed.status, failed.error) == (
         ResultStatus.FAILED,
         "Aborted: required dependency `npm` is missing; cannot continue.",
@@ -241,13 +243,13 @@ def test_phase_file_delegates_to_a_worker_links_it_and_notes_the_unknown_item() 
     assert (result.text, tokens(result)) == ("Implemented the requested changes.", (10, 0, 5, None))
 
 
-# name: (thread id, shell calls, file changes, thinking, tokens in/cached/out)
+# name: (thread id, shell calls, file changes, thinking, tokens in (not cached)/cached/out)
 STREAM_OUTPUTS = {
     "jnarowski__agentcmd__stream-output-1.jsonl": ("019a2d7a-41c4", 0, 0, 1, (2946, 0, 7)),
-    "jnarowski__agentcmd__stream-output-2.jsonl": ("019a2d7a-6455", 1, 0, 1, (6040, 4992, 129)),
-    "jnarowski__agentcmd__stream-output-3.jsonl": ("019a2d7a-8e1c", 0, 1, 1, (6008, 4096, 51)),
-    "jnarowski__agentcmd__stream-output-4.jsonl": ("019a2d7b-231d", 1, 0, 2, (6087, 5120, 204)),
-    "jnarowski__agentcmd__stream-output-5.jsonl": ("019a2d7b-7fb8", 1, 0, 2, (6086, 2944, 223)),
+    "jnarowski__agentcmd__stream-output-2.jsonl": ("019a2d7a-6455", 1, 0, 1, (1048, 4992, 129)),
+    "jnarowski__agentcmd__stream-output-3.jsonl": ("019a2d7a-8e1c", 0, 1, 1, (1912, 4096, 51)),
+    "jnarowski__agentcmd__stream-output-4.jsonl": ("019a2d7b-231d", 1, 0, 2, (967, 5120, 204)),
+    "jnarowski__agentcmd__stream-output-5.jsonl": ("019a2d7b-7fb8", 1, 0, 2, (3142, 2944, 223)),
 }
 
 
@@ -294,7 +296,24 @@ def test_bad_model_error_is_a_warning_and_the_failed_turns_error() -> None:
     assert single(records, Notice).level == "warning"
     result = single(records, SessionResult)
     assert result.status is ResultStatus.FAILED
-    assert orjson.loads(result.error or "")["status"] == 400
+    message = "The 'invalid-model-name' model is not supported when using Codex with a ChatGPT "
+    assert result.error == message + "account. (HTTP 400)"
+    assert single(records, Notice).text == result.error
+
+
+def test_an_error_whose_message_is_a_json_envelope_says_its_inner_message() -> None:
+    envelope = '{"type":"error","status":429,"error":{"message":"Slow down"}}'
+    records = parse(THREAD, {"type": "error", "message": envelope},
+                    {"type": "turn.failed", "error": {"message": envelope}})  # fmt: skip
+    assert [only(records, Notice)[0].text, single(records, SessionResult).error] == [
+        "Slow down (HTTP 429)"
+    ] * 2
+
+
+def test_an_error_message_of_json_without_an_inner_message_is_kept_as_it_is() -> None:
+    text = '{"status":500}'
+    records = parse(THREAD, {"type": "turn.failed", "error": {"message": text}})
+    assert single(records, SessionResult).error == text
 
 
 def test_file_change_file_failed_git_status_and_a_two_file_patch() -> None:
@@ -305,7 +324,7 @@ def test_file_change_file_failed_git_status_and_a_two_file_patch() -> None:
     failed, patched = only(records, ToolResult)
     assert failed.is_error and failed.output.startswith("Exit code 128\nfatal: not a git")
     assert not patched.is_error
-    assert tokens(single(records, SessionResult)) == (61559, 47616, 396, 0)
+    assert tokens(single(records, SessionResult)) == (13943, 47616, 396, 0)
 
 
 def test_mcp_call_failed_with_a_null_error_says_the_text_of_its_result() -> None:
@@ -319,9 +338,9 @@ def test_mcp_call_failed_with_a_null_error_says_the_text_of_its_result() -> None
 @pytest.mark.parametrize(
     ("name", "given", "cached", "output"),
     [
-        ("shane-kercheval__switchboard__rate-limits.stream.jsonl", 15568, 7552, 5),
-        ("shane-kercheval__switchboard__text-only.jsonl", 15568, 7552, 5),
-        ("shane-kercheval__switchboard__resume.jsonl", 31158, 22784, 10),
+        ("shane-kercheval__switchboard__rate-limits.stream.jsonl", 8016, 7552, 5),
+        ("shane-kercheval__switchboard__text-only.jsonl", 8016, 7552, 5),
+        ("shane-kercheval__switchboard__resume.jsonl", 8374, 22784, 10),
     ],
 )
 def test_text_only_runs_answer_ack_with_their_tokens(
@@ -400,15 +419,15 @@ def test_lines_before_any_thread_start_are_a_session_named_after_the_source() ->
 def test_turn_usage_is_the_threads_running_total_so_a_turn_reports_the_difference() -> None:
     records = parse(THREAD, usage(100, 40, 10), {"type": "turn.started"}, usage(250, 100, 30))
     first, second = only(records, SessionResult)
-    assert tokens(first) == (100, 40, 10, None)
-    assert tokens(second) == (150, 60, 20, None)
+    assert tokens(first) == (60, 40, 10, None)
+    assert tokens(second) == (90, 60, 20, None)
 
 
 def test_another_thread_starts_its_own_running_total() -> None:
     other = {"type": "thread.started", "thread_id": "t2"}
     records = parse(THREAD, usage(100, 40, 10), other, usage(30, 0, 3))
     assert [(r.session_id, tokens(r)) for r in only(records, SessionResult)] == [
-        ("t1", (100, 40, 10, None)),
+        ("t1", (60, 40, 10, None)),
         ("t2", (30, 0, 3, None)),
     ]
 
@@ -751,7 +770,7 @@ def test_legacy_task_sums_its_token_counts_into_its_result() -> None:
     assert (result.status, result.text, tokens(result)) == (
         ResultStatus.SUCCEEDED,
         "done",
-        (30, 2, 7, 1),
+        (28, 2, 7, 1),
     )
 
 
@@ -873,3 +892,22 @@ def test_any_event_shapes_give_records_never_an_exception(values: list[dict[str,
         records = parser.parse(value, number)
         assert records is None or all(isinstance(r, Record) for r in records)
     assert all(isinstance(r, Record) for r in parser.finish())
+
+
+def status_line_of(records: list[Record]) -> str:
+    """The root's status line of the one session ``records`` make."""
+    session = Session("t1")
+    for record in records:
+        session.apply(record)
+    return status_line(session)
+
+
+def test_a_resumed_thread_shows_its_runs_tokens_summed_and_a_failed_run_hides_none() -> None:
+    failed = {"type": "turn.failed", "error": {"message": "boom"}}
+    records = parse(THREAD, usage(100, 40, 10), THREAD, usage(300, 100, 25), THREAD, failed)
+    assert [r.output_tokens for r in only(records, SessionResult)] == [10, 15, None]
+    assert status_line_of(records).endswith(" · 25 tokens out")  # the thread's total: 10 + 15
+
+
+def test_all_formats_files_header_keeps_the_first_turns_tokens_past_the_failed_second() -> None:
+    assert status_line_of(corpus_records(CORPUS_FILES[0])).endswith(" · 732 tokens out · todos 3/3")

@@ -283,6 +283,14 @@ def test_the_exec_wrapper_fails_on_its_inner_exit_code_7_and_names_its_commands(
         ("call_exec_dynamic", None),  # its options are in a variable: the script is shown
     ]
     assert [r.is_error for r in of(ToolResult, found)] == [True, False, False]
+    assert [r.output for r in of(ToolResult, found)] == [
+        "[1] exit code 7\nfirst\n[2] exit code 0\nsecond", "ok", "ok"]
+
+
+def test_the_exec_wrappers_failed_inner_call_shows_its_exit_code_and_output_not_json() -> None:
+    found = corpus("shane-kercheval__switchboard__exec-wrapper.session.jsonl")
+    ((ended),) = of(ToolResult, found)
+    assert (ended.output, ended.is_error) == ("Exit code 7\nfailure-marker", True)
 
 
 def test_a_patch_end_matching_no_call_is_ignored() -> None:
@@ -713,13 +721,19 @@ def test_a_message_between_agents_is_a_notice() -> None:
          "exit code: 1, stdout: , stderr: denied", None, True),
         ([{"type": "input_text", "text": "Script completed\nWall time 0.1 seconds\nOutput:\n"},
           {"type": "input_text", "text": '{"exit_code":7,"output":"x"}'}],
-         '{"exit_code":7,"output":"x"}', True),
+         "Exit code 7\nx", True),
+        ([{"type": "input_text", "text": "Script completed\nWall time 0.1 seconds\nOutput:\n"},
+          {"type": "input_text", "text": '{"exit_code":0,"output":"ok"}'}], "ok", False),
+        ([{"type": "input_text", "text": "Script completed\nOutput:\n"},
+          {"type": "input_text",
+           "text": '{"exit_code":0,"output":"a"}\n{"exit_code":2,"output":"b"}'}],
+         "[1] exit code 0\na\n[2] exit code 2\nb", True),
         ({"content": "patch rejected", "success": False}, "patch rejected", True),
         ({"error": "capacity exhausted"}, "capacity exhausted", True),
         ("plain words", "plain words", False),
     ],
     ids=["json-0", "json-2", "process-2", "exit-0", "status-in-output", "sandbox", "exec-list",
-         "object", "error-object", "plain"],
+         "exec-list-0", "exec-list-several", "object", "error-object", "plain"],
 )  # fmt: skip
 def test_an_output_fails_by_the_exit_code_its_era_writes(
     value: object, shown: str | None, failed: bool

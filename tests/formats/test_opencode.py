@@ -389,8 +389,11 @@ def test_run_json_file_one_bash_call_a_stop_then_an_upstream_error() -> None:
         "APIError",
         "Upstream timeout while calling provider",
     )
-    assert (failed.cost_usd, failed.input_tokens, failed.output_tokens) == (0.0123, 534, 128)
-    assert (failed.reasoning_tokens, failed.cache_read_tokens, failed.duration_ms) == (64, 0, 1900)
+    # the step's cost and tokens are the first result's; the error after it spent nothing more
+    assert (stopped.cost_usd, stopped.input_tokens, stopped.output_tokens) == (0.0123, 534, 128)
+    assert (stopped.reasoning_tokens, stopped.cache_read_tokens) == (64, 0)
+    assert (failed.cost_usd, failed.input_tokens, failed.output_tokens) == (None, None, None)
+    assert failed.duration_ms == 1900
 
 
 def test_stream_error_file_fails_with_the_rate_limit_and_no_cost() -> None:

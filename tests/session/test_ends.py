@@ -203,3 +203,20 @@ def test_an_agent_that_reported_its_result_keeps_it_and_its_exit_is_noted() -> N
 def test_a_result_that_says_the_agent_was_stopped_stops_the_session() -> None:
     stopped = SessionResult(origin(8), status=ResultStatus.STOPPED)
     assert session_of(*turn(), stopped).status is SessionStatus.STOPPED
+
+
+def test_a_session_of_several_results_spent_their_sum_and_a_bare_last_result_keeps_it() -> None:
+    first = SessionResult(origin(1), input_tokens=100, output_tokens=10, cost_usd=0.5)
+    second = SessionResult(origin(2), output_tokens=5, cache_read_tokens=40, cost_usd=0.25)
+    failed = SessionResult(origin(3), status=ResultStatus.FAILED, error="quota")
+    session = session_of(*turn(), first, UserText(origin(2), text="more"), second, failed)
+    spent = session.spent
+    assert spent is not None and session.result is failed
+    assert (spent.input_tokens, spent.output_tokens, spent.cache_read_tokens) == (100, 15, 40)
+    assert (spent.cost_usd, spent.reasoning_tokens, spent.status) == (0.75, None, failed.status)
+
+
+def test_a_result_line_said_twice_is_spent_once() -> None:
+    done = SessionResult(origin(1), output_tokens=10)
+    session = session_of(*turn(), done, SessionResult(origin(1), output_tokens=10))
+    assert session.spent is not None and session.spent.output_tokens == 10

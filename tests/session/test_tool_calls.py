@@ -110,6 +110,22 @@ def test_paths_below_the_working_directory_are_shown_relative_to_it(
     assert describe_call(name, args, cwd="/home/me/app/") == expected
 
 
+@pytest.mark.parametrize(
+    ("args", "cwd", "expected"),
+    [
+        ({"changes": [{"path": "/w/a.txt", "kind": "add"}, {"path": "/w/b", "kind": "update"}]},
+         None, "/w/a.txt (+1 more)"),
+        ({"changes": [{"path": "/w/src/a.txt", "kind": "add"}]}, "/w", "src/a.txt"),
+        ({"patch": "*** Begin Patch", "path": "a.txt (+2 more)"}, None, "a.txt (+2 more)"),
+    ],
+    ids=["file-change-two", "file-change-relative", "rollout-patch"],
+)  # fmt: skip
+def test_a_patch_is_summarized_by_its_files_not_its_json(
+    args: dict[str, object], cwd: str | None, expected: str
+) -> None:
+    assert describe_call("apply_patch", args, cwd=cwd) == expected
+
+
 def test_a_windows_path_is_shown_relative_to_its_working_directory() -> None:
     args = {"file_path": "e:\\Workspace\\log\\src\\a.py"}
     assert describe_call("Read", args, cwd="e:\\Workspace\\log") == "src\\a.py"
