@@ -24,7 +24,7 @@ from bot.formats.antigravity import Parser as antigravity_Parser
 from bot.formats.antigravity_steps import ToolSteps
 from bot.formats.backend import Parser as backend_Parser
 from bot.formats.claude_stream import Parser as claude_stream_Parser
-from bot.formats.claude_stream_usage import RunUsage
+from bot.formats.claude_stream_usage import ProcessTotals, RunUsage
 from bot.formats.claude_transcript import Parser as claude_transcript_Parser
 from bot.formats.claude_transcript_links import Rewinds, SeedCalls, SubagentLinks
 from bot.formats.codex_exec import Parser as codex_exec_Parser
@@ -103,7 +103,7 @@ class Entry:
 
 
 SCHEMA: Final = 6  # bump with any change below (see the module's docstring)
-SCHEMA_DIGEST: Final = "e01d60df967bdb1d"  # (tests/test_snapshot.py says the new one)
+SCHEMA_DIGEST: Final = "f7d4cdc3ed57cd67"  # (tests/test_snapshot.py says the new one)
 
 CLASSES: Final[tuple[Entry, ...]] = (
     Entry("ResultStatus", ResultStatus, ENUM),
@@ -194,9 +194,10 @@ CLASSES: Final[tuple[Entry, ...]] = (
     Entry("ToolSteps", ToolSteps, FIELDS, ("_calls", "_steps", "last_step")),
     Entry("backend.Parser", backend_Parser, FIELDS, ("source", "_last_session", "_started")),
     Entry("claude_stream.Parser", claude_stream_Parser, FIELDS, (
-        "source", "_session", "_agent", "_usage", "_unnamed",
+        "source", "_session", "_agent", "_usage", "_totals", "_unnamed",
     )),
     Entry("RunUsage", RunUsage, FIELDS, ("_messages", "_sums", "_given")),
+    Entry("ProcessTotals", ProcessTotals, FIELDS, ("_session", "_last")),
     Entry("claude_transcript.Parser", claude_transcript_Parser, FIELDS, (
         "source", "_session", "_started", "_models", "_title", "_sidechain", "_links",
         "_compaction", "_rewinds", "_seed_calls",

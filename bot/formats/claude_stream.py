@@ -19,7 +19,7 @@ from mypy_extensions import mypyc_attr
 
 from bot.formats import claude_stream_dialects as dialects
 from bot.formats.claude_stream_notices import denials, ignored, notice, other_type, system_record
-from bot.formats.claude_stream_usage import Counts, RunUsage, counts_of
+from bot.formats.claude_stream_usage import Counts, ProcessTotals, RunUsage, counts_of
 from bot.formats.claude_user_text import harness_record, person_text, subagent_prompt
 from bot.formats.common import loads_maybe, text_of, to_utc, todos_of, type_of
 from bot.formats.log_format import LogFormat
@@ -91,6 +91,7 @@ class Parser(LineParser):
         self._session = source
         self._agent = AGENT
         self._usage = RunUsage()  # the run's assistant messages' tokens, for a result without
+        self._totals = ProcessTotals()  # what results said so far: each result's own share
         self._unnamed = 0  # assistant messages without an id so far
 
     def parse(self, obj: Any, line: int) -> list[Record] | None:
@@ -119,7 +120,7 @@ class Parser(LineParser):
         elif kind == "system":
             records = [self._system(obj, origin)]
         elif kind == "result":
-            records = [_result(obj, origin, self._usage.totals())]
+            records = [_result(obj, origin, self._usage.totals(), self._totals)]
             self._usage.clear()
         elif kind == "stream_event":
             records = [ignored(origin, kind)]
@@ -294,13 +295,16 @@ def _tool_result(block: Line, origin: Origin, amp: bool) -> ToolResult:
     )
 
 
-def _result(obj: Line, origin: Origin, run_usage: Counts) -> SessionResult:
-    """The run's result; one without ``usage`` gives ``run_usage``, its messages' tokens."""
+def _result(obj: Line, origin: Origin, run_usage: Counts, totals: ProcessTotals) -> SessionResult:
+    """The run's result, with its own share of what its process spent (``totals``); one
+    without ``usage`` gives ``run_usage``, its messages' tokens."""
     subtype = text_or_none(obj.get("subtype"))
     failed = obj.get("is_error") is True or (subtype is not None and subtype != "success")
     given = obj.get("usage")
-    tokens = counts_of(given) if isinstance(given, dict) else run_usage
-    cost = as_float(obj.get("total_cost_usd"))
+    said = counts_of(given) if isinstance(given, dict) else (None, None, None, None)
+    total = as_float(obj.get("total_cost_usd"))
+    cost, own = totals.own(origin.session_id, (total, said))
+    tokens = own if isinstance(given, dict) else run_usage
     models = obj.get("modelUsage")
     errors = obj.get("errors")
     return SessionResult(
@@ -312,7 +316,7 @@ def _result(obj: Line, origin: Origin, run_usage: Counts) -> SessionResult:
         duration_ms=as_int(obj.get("duration_ms")),
         duration_api_ms=as_int(obj.get("duration_api_ms")),
         num_turns=as_int(obj.get("num_turns")),
-        cost_usd=as_float(obj.get("cost_usd")) if cost is None else cost,
+        cost_usd=as_float(obj.get("cost_usd")) if total is None else cost,
         input_tokens=tokens[0],
         output_tokens=tokens[1],
         cache_read_tokens=tokens[2],

@@ -357,6 +357,34 @@ def test_a_result_without_usage_after_messages_without_usage_has_no_tokens() -> 
     assert (result.input_tokens, result.output_tokens) == (None, None)
 
 
+def test_results_of_one_process_give_each_turn_its_own_share_of_the_running_totals() -> None:
+    first, second = results_of(
+        line("result", subtype="success", total_cost_usd=0.05,
+             usage={"input_tokens": 10, "output_tokens": 100}),
+        line("result", subtype="success", total_cost_usd=0.08,
+             usage={"input_tokens": 15, "output_tokens": 160}),
+    )  # fmt: skip
+    assert (first.cost_usd, first.input_tokens, first.output_tokens) == (0.05, 10, 100)
+    assert (second.cost_usd, second.input_tokens, second.output_tokens) == (0.03, 5, 60)
+
+
+def test_a_result_below_the_one_before_is_another_process_and_taken_as_said() -> None:
+    _, second = results_of(
+        line("result", subtype="success", total_cost_usd=0.05, usage={"output_tokens": 100}),
+        line("result", subtype="success", total_cost_usd=0.01, usage={"output_tokens": 20}),
+    )
+    assert (second.cost_usd, second.output_tokens) == (0.01, 20)
+
+
+def test_another_sessions_result_is_not_a_share_of_the_first_ones() -> None:
+    _, other = results_of(
+        line("result", subtype="success", total_cost_usd=0.05, usage={"output_tokens": 100}),
+        {**line("result", subtype="success", total_cost_usd=0.08, usage={"output_tokens": 160}),
+         "session_id": "s2"},
+    )  # fmt: skip
+    assert (other.cost_usd, other.output_tokens) == (0.08, 160)
+
+
 def test_unknown_top_level_type_is_a_notice_with_a_session_and_not_mine_without() -> None:
     named, anonymous, plumbing = parse(
         line("prompt_suggestion", suggestion="Run the tests"),
