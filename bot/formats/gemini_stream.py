@@ -176,7 +176,7 @@ class Parser(LineParser):
         level = severity if isinstance(severity, str) and severity in _LEVELS else "warning"
         if level == "error" and self._benign(message):
             # the answer is complete: only the step after it came back empty
-            return Notice(origin, kind="trailing_error", text=clip(message), level="warning")
+            return _trailing_error(origin, message)
         return Notice(origin, kind=level, text=clip(message), level=level)
 
     def _result(self, obj: Line, origin: Origin) -> list[Record]:
@@ -187,8 +187,7 @@ class Parser(LineParser):
         out: list[Record] = []
         if status == "error" and self._benign(message or self._last_error or ""):
             if message is not None and message != self._last_error:  # no error event said it
-                out.append(Notice(origin, kind="trailing_error", text=clip(message),
-                                  level="warning"))  # fmt: skip
+                out.append(_trailing_error(origin, message))
             succeeded, subtype, message = True, None, None
         elif not succeeded and message is None:
             message = self._last_error or None
@@ -236,6 +235,11 @@ def _session_result(
         cache_read_tokens=as_int(stats.get("cached")),
         models=tuple([str(model) for model in models]) if isinstance(models, dict) else (),
     )
+
+
+def _trailing_error(origin: Origin, message: str) -> Notice:
+    """A benign error after a complete answer: a warning, not the session's failure."""
+    return Notice(origin, kind="trailing_error", text=clip(message), level="warning")
 
 
 def _measured(stats: Line) -> bool:
