@@ -6,7 +6,7 @@ imports none of them."""
 from __future__ import annotations
 
 import re
-from typing import Any, Final, TypeVar
+from typing import Any, Final
 
 import orjson
 
@@ -56,17 +56,6 @@ def as_float(value: object) -> float | None:
 def clip(text: str, limit: int = CLIP) -> str:
     """``text`` cut to ``limit`` characters, the last one an ellipsis when it was cut."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-Figure = TypeVar("Figure", int, float)
-
-
-def known_sum(total: Figure | None, more: Figure | None) -> Figure | None:
-    """``total`` plus ``more``, where an unknown figure (``None``) adds nothing and a sum that
-    nothing known was added to stays unknown."""
-    if more is None:
-        return total
-    return more if total is None else total + more
 
 
 def line_count(text: str) -> int:

@@ -48,15 +48,7 @@ from bot.records import (
     UserText,
 )
 from bot.result_records import ResultStatus, SessionResult
-from bot.values import (
-    as_int,
-    clip,
-    dict_or_empty,
-    json_text,
-    known_sum,
-    text_or_empty,
-    text_or_none,
-)
+from bot.values import as_int, clip, dict_or_empty, json_text, text_or_empty, text_or_none
 
 Event = dict[str, Any]
 Tokens = tuple[int | None, int | None, int | None, int | None]  # input, cached, output, reasoning
@@ -303,6 +295,12 @@ def fresh(tokens: Tokens) -> Tokens:
 
 
 def _sum(total: Tokens, more: Tokens) -> Tokens:
-    return (known_sum(total[0], more[0]), known_sum(total[1], more[1]),
-            known_sum(total[2], more[2]), known_sum(total[3], more[3]))  # fmt: skip
+    return (_add(total[0], more[0]), _add(total[1], more[1]),
+            _add(total[2], more[2]), _add(total[3], more[3]))  # fmt: skip
+
+
+def _add(total: int | None, more: int | None) -> int | None:
+    if more is None:
+        return total
+    return more if total is None else total + more
 

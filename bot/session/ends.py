@@ -33,7 +33,6 @@ from bot.result_records import AgentExited, ResultStatus, SessionResult, TurnEnd
 from bot.session import saying
 from bot.session.calling import interrupt_open_calls
 from bot.session.thread import ResultItem
-from bot.values import known_sum
 
 if TYPE_CHECKING:
     from bot.session.state import Session
@@ -124,14 +123,26 @@ def spent(before: SessionResult | None, result: SessionResult) -> SessionResult:
     return SessionResult(
         result.origin,
         status=result.status,
-        cost_usd=known_sum(before.cost_usd, result.cost_usd),
-        input_tokens=known_sum(before.input_tokens, result.input_tokens),
-        output_tokens=known_sum(before.output_tokens, result.output_tokens),
-        cache_read_tokens=known_sum(before.cache_read_tokens, result.cache_read_tokens),
-        cache_write_tokens=known_sum(before.cache_write_tokens, result.cache_write_tokens),
-        reasoning_tokens=known_sum(before.reasoning_tokens, result.reasoning_tokens),
-        premium_requests=known_sum(before.premium_requests, result.premium_requests),
+        cost_usd=_plus(before.cost_usd, result.cost_usd),
+        input_tokens=_add(before.input_tokens, result.input_tokens),
+        output_tokens=_add(before.output_tokens, result.output_tokens),
+        cache_read_tokens=_add(before.cache_read_tokens, result.cache_read_tokens),
+        cache_write_tokens=_add(before.cache_write_tokens, result.cache_write_tokens),
+        reasoning_tokens=_add(before.reasoning_tokens, result.reasoning_tokens),
+        premium_requests=_add(before.premium_requests, result.premium_requests),
     )
+
+
+def _add(total: int | None, more: int | None) -> int | None:
+    if more is None:
+        return total
+    return more if total is None else total + more
+
+
+def _plus(total: float | None, more: float | None) -> float | None:
+    if more is None:
+        return total
+    return more if total is None else total + more
 
 
 def turn_ended(session: Session, record: TurnEnded | Notice) -> None:
