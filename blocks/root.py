@@ -113,15 +113,15 @@ def _facts(session: Session) -> list[tuple[str, str]]:
 
 
 def elapsed_s(session: Session, now: datetime | None) -> float | None:
-    """The session's duration as its result reports it, else by the log's own times, until
-    its last record: only a live session (``Session.live``: running now, its log not quiet for
-    long) counts up to ``now``, by when its records were read if they carry no times (a log
-    followed as it is written). ``None`` when unknown: a log without times that is not live
-    (its lines read at once are not when the agent wrote them), or an ended session whose
-    times are all one instant."""
-    result = session.result
-    if result is not None and result.duration_ms is not None:
-        return result.duration_ms / 1000
+    """The session's duration as its results report it (the sum of their runs' durations),
+    else by the log's own times, until its last record: only a live session (``Session.live``:
+    running now, its log not quiet for long) counts up to ``now``, by when its records were
+    read if they carry no times (a log followed as it is written). ``None`` when unknown: a
+    log without times that is not live (its lines read at once are not when the agent wrote
+    them), or an ended session whose times are all one instant."""
+    spent = session.spent
+    if session.result is not None and spent is not None and spent.duration_ms is not None:
+        return spent.duration_ms / 1000
     first = session.first_at
     if first is None:
         return None
@@ -146,7 +146,7 @@ def status_line(session: Session, now: datetime | None = None) -> str:
     if (seconds := elapsed_s(session, now)) is not None:
         live = now is not None and session.live(now)
         parts.append(_minutes(seconds) if live else duration(seconds))
-    if session.spent is not None:  # all its results' cost and tokens, not only the last's
+    if session.spent is not None:  # all its results' and steps' cost and tokens
         parts.extend(_spent(session.spent))
     if session.todos:
         parts.append(f"todos {_done(session)}/{len(session.todos)}")
@@ -156,8 +156,9 @@ def status_line(session: Session, now: datetime | None = None) -> str:
 
 
 def _spent(result: SessionResult) -> list[str]:
-    """What the session cost, as far as its results say: the cost, the tokens out (the tokens
-    in when only those are given), the premium requests; nothing of what it does not say."""
+    """What the session cost, as far as its results and steps say: the cost, the tokens out
+    (the tokens in when only those are given), the premium requests; nothing of what it does
+    not say."""
     parts: list[str] = []
     if result.cost_usd is not None:
         parts.append(cost(result.cost_usd))

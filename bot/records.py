@@ -372,3 +372,39 @@ class Unparsed(Record):
         self.origin = origin
         self.reason = reason
         self.excerpt = excerpt
+
+
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
+@dataclass(slots=True, init=False)
+class Usage(Record):
+    """What ONE step or request of the agent spent, said in a log that reports spending as it
+    goes (an opencode ``step_finish``, a Kimi ``usage.record``, a Codex ``token_count``): not an
+    outcome. A format whose log gives running totals emits each step's difference. The session
+    adds it to what it spent (the root's header shows it, while it runs too), and a result of
+    the same run that gives no figure of its own shows the run's. A figure the log does not
+    give is ``None``."""
+
+    cost_usd: float | None = None
+    input_tokens: int | None = None  # not counting the cache reads
+    output_tokens: int | None = None
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    reasoning_tokens: int | None = None
+
+    def __init__(
+        self,
+        origin: Origin,
+        cost_usd: float | None = None,
+        input_tokens: int | None = None,
+        output_tokens: int | None = None,
+        cache_read_tokens: int | None = None,
+        cache_write_tokens: int | None = None,
+        reasoning_tokens: int | None = None,
+    ) -> None:
+        self.origin = origin
+        self.cost_usd = cost_usd
+        self.input_tokens = input_tokens
+        self.output_tokens = output_tokens
+        self.cache_read_tokens = cache_read_tokens
+        self.cache_write_tokens = cache_write_tokens
+        self.reasoning_tokens = reasoning_tokens

@@ -38,7 +38,7 @@ from bot.formats.gemini_session import Parser as gemini_session_Parser
 from bot.formats.gemini_session import SeenMessage
 from bot.formats.gemini_stream import Parser as gemini_stream_Parser
 from bot.formats.kimi_wire import Parser as kimi_wire_Parser
-from bot.formats.kimi_wire_types import Usage as kimi_wire_types_Usage
+from bot.formats.kimi_wire_types import TurnTokens
 from bot.formats.openai_documents import ToolOutcome
 from bot.formats.openai_messages import Parser as openai_messages_Parser
 from bot.formats.openai_messages_calls import SessionCalls
@@ -63,6 +63,7 @@ from bot.records import (
     ToolCall,
     ToolResult,
     Unparsed,
+    Usage,
     UserText,
 )
 from bot.result_records import (
@@ -102,8 +103,8 @@ class Entry:
     fields: tuple[str, ...] = ()
 
 
-SCHEMA: Final = 6  # bump with any change below (see the module's docstring)
-SCHEMA_DIGEST: Final = "f7d4cdc3ed57cd67"  # (tests/test_snapshot.py says the new one)
+SCHEMA: Final = 7  # bump with any change below (see the module's docstring)
+SCHEMA_DIGEST: Final = "e88db9a1fed2da36"  # (tests/test_snapshot.py says the new one)
 
 CLASSES: Final[tuple[Entry, ...]] = (
     Entry("ResultStatus", ResultStatus, ENUM),
@@ -126,6 +127,10 @@ CLASSES: Final[tuple[Entry, ...]] = (
     Entry("SubagentLink", SubagentLink, FIELDS, ("origin", "agent_id", "call_id")),
     Entry("Compaction", Compaction, FIELDS, ("origin", "trigger", "pre_tokens", "summary")),
     Entry("Notice", Notice, FIELDS, ("origin", "kind", "text", "level")),
+    Entry("Usage", Usage, FIELDS, (
+        "origin", "cost_usd", "input_tokens", "output_tokens", "cache_read_tokens",
+        "cache_write_tokens", "reasoning_tokens",
+    )),
     Entry("PermissionDenial", PermissionDenial, BUILT, ("tool_name", "call_id", "summary")),
     Entry("SessionResult", SessionResult, FIELDS, (
         "origin", "status", "subtype", "text", "error", "duration_ms", "duration_api_ms",
@@ -159,9 +164,9 @@ CLASSES: Final[tuple[Entry, ...]] = (
     Entry("Session", Session, FIELDS, (
         "session_id", "settings", "info", "started", "status", "first_at", "last_at",
         "timed", "last_seen", "calls", "tally", "open_calls", "items", "todo_at", "todos",
-        "result", "spent", "exit", "closed", "compactions", "dropped_results", "counts", "_links",
-        "_held", "_keys", "last_said", "results", "_threshold", "early", "said", "_changed",
-        "_all_changed",
+        "result", "spent", "run_spent", "exit", "closed", "compactions", "dropped_results",
+        "counts", "_links", "_held", "_keys", "last_said", "results", "_threshold", "early",
+        "said", "_changed", "_all_changed",
     )),
     Entry("TextBatch", TextBatch, FIELDS, ("key", "size", "_pieces", "_kept")),
     Entry("Narration", Narration, FIELDS, ("text",)),
@@ -237,7 +242,7 @@ CLASSES: Final[tuple[Entry, ...]] = (
     Entry("kimi_wire.Parser", kimi_wire_Parser, FIELDS, (
         "source", "_session", "_started", "_has_model", "_prompt", "_usage",
     )),
-    Entry("kimi_wire_types.Usage", kimi_wire_types_Usage, FIELDS, (
+    Entry("kimi_wire_types.TurnTokens", TurnTokens, FIELDS, (
         "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
         "models",
     )),
@@ -246,10 +251,7 @@ CLASSES: Final[tuple[Entry, ...]] = (
     Entry("openai_messages.Parser", openai_messages_Parser, FIELDS, (
         "source", "_single", "_sessions",
     )),
-    Entry("_Steps", _Steps, FIELDS, (
-        "first_at", "cost", "input", "output", "reasoning", "cache_read", "cache_write",
-        "steps", "last_text", "ended",
-    )),
+    Entry("_Steps", _Steps, FIELDS, ("first_at", "steps", "last_text", "ended")),
     Entry("opencode.Parser", opencode_Parser, FIELDS, ("source", "_sessions")),
     Entry("pi_events.Parser", pi_events_Parser, FIELDS, (
         "source", "_session", "_started", "_ended", "_model", "_usage", "_last", "_calls",

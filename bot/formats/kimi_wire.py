@@ -17,8 +17,9 @@ none). Record → records:
   ``tool.call`` → ToolCall; ``tool.result`` → ToolResult (``isError``); ``step.*`` → Ignored;
 - ``context.append_message``: the user prompt's copy (and injected context) → Ignored; a user
   message no ``turn.prompt`` said → UserText; an assistant message → AssistantText;
-- ``usage.record`` → Ignored, its tokens added up (per model record, as Kimi does) and said by
-  the next ``turn.ended`` → Notice("turn": completed, or failed with its error, cancelled,
+- ``usage.record`` → Usage (one model request's own tokens: the session adds them up, as
+  Kimi does; Ignored when it gives none), its tokens also added up and said by the next
+  ``turn.ended`` → Notice("turn": completed, or failed with its error, cancelled,
   blocked; its time and tokens) then TurnEnded: the session waits for the user (a turn is not
   the session's end, so no SessionResult);
 - ``turn.cancel`` → Notice("interrupted"); ``context.apply_compaction`` → Compaction;
@@ -36,7 +37,13 @@ from typing import Any, Final
 from mypy_extensions import mypyc_attr
 
 from bot.formats.common import loads_maybe, text_of, to_utc, turn_notice
-from bot.formats.kimi_wire_types import KNOWN_TYPES, QUIET_TYPES, Usage, error_text
+from bot.formats.kimi_wire_types import (
+    KNOWN_TYPES,
+    QUIET_TYPES,
+    TurnTokens,
+    error_text,
+    record_usage,
+)
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
 from bot.records import (
@@ -103,7 +110,7 @@ class Parser(LineParser):
         self._started = False
         self._has_model = False
         self._prompt = ""  # the last prompt's text, to know its copy in context.append_message
-        self._usage = Usage()
+        self._usage = TurnTokens()
 
     def parse(self, obj: Any, line: int) -> list[Record] | None:
         if not isinstance(obj, dict):
@@ -186,7 +193,10 @@ class Parser(LineParser):
         if model is not None and not self._has_model:
             self._has_model = True
             out.append(SessionStarted(origin, agent=AGENT, model=model))
-        else:
+        spent = record_usage(obj.get("usage"), origin)
+        if spent is not None:
+            out.append(spent)
+        elif not out:
             out.append(Ignored(origin, kind="usage.record"))
 
     def _turn_ended(self, obj: dict[str, Any], origin: Origin, out: Out) -> None:
@@ -197,7 +207,7 @@ class Parser(LineParser):
         error = error_text(obj.get("error"))
         if error is not None:
             said = f"{said}: {error}"
-        usage, self._usage = self._usage, Usage()
+        usage, self._usage = self._usage, TurnTokens()
         duration = as_int(obj.get("durationMs"))
         out.append(turn_notice(origin, said, duration, usage.input_tokens, usage.output_tokens,
                                usage.cache_read_tokens, None, level))  # fmt: skip

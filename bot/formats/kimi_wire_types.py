@@ -1,6 +1,7 @@
 """What a Kimi Code ``wire.jsonl`` may hold: its record types (MoonshotAI/kimi-code
 ``packages/agent-core-v2/docs/wire-manifest.d.ts``, protocol 1.5), which of them a channel
-reader never wants, and the token counts of ``usage.record`` added up."""
+reader never wants, and the token counts of ``usage.record``: each one's (the session's
+``Usage``), and a turn's added up for its notice."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from typing import Final
 
 from mypy_extensions import mypyc_attr
 
-from bot.values import as_int
+from bot.records import Origin, Usage
+from bot.values import as_int, dict_or_empty
 
 # Records a reader never wants: settings, bookkeeping, plans, modes, tasks, token counting.
 QUIET_TYPES: Final = frozenset(
@@ -35,7 +37,7 @@ KNOWN_TYPES: Final = QUIET_TYPES | frozenset(
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-class Usage:
+class TurnTokens:
     """The tokens of the ``usage.record``s read since the last turn ended, all models together
     (each record is a model call's own count: Kimi adds them up the same way), and the models.
     A count no record gave stays ``None``."""
@@ -76,3 +78,22 @@ def error_text(error: object) -> str | None:
     if isinstance(code, str) and code:
         return f"{code}: {text}" if text else code
     return text or None
+
+
+def record_usage(usage: object, origin: Origin) -> Usage | None:
+    """One ``usage.record``'s own tokens as the session's Usage (Kimi gives no cost), ``None``
+    when it gives no count. Each record is one model request's usage, whatever its
+    ``usageScope`` ("turn": a turn's request, "session": another, e.g. a compaction's): Kimi
+    adds them all up per model (upstream ``agent-core-v2/src/session/usage/
+    usageAgentModel.ts``: ``record`` writes one per request, the total is their sum)."""
+    given = dict_or_empty(usage)
+    spent = Usage(
+        origin,
+        input_tokens=as_int(given.get("inputOther")),
+        output_tokens=as_int(given.get("output")),
+        cache_read_tokens=as_int(given.get("inputCacheRead")),
+        cache_write_tokens=as_int(given.get("inputCacheCreation")),
+    )
+    counts = (spent.input_tokens, spent.output_tokens, spent.cache_read_tokens,
+              spent.cache_write_tokens)  # fmt: skip
+    return None if all(count is None for count in counts) else spent

@@ -10,9 +10,10 @@ no model, cwd or version. Line → records:
   in some versions, ``metadata.exitCode`` in others) is not 0; ``todowrite`` → also TodoUpdate;
   ``task`` → Delegation (the call itself) + SubagentLink to the child session
   (``metadata.sessionId``), whose own parts the stream never carries;
-- ``step_start`` → Ignored; ``step_finish`` → its cost and tokens added to the session's sums
-  since its last result (the session adds its results up); ``reason: "stop"`` →
-  SessionResult(succeeded), another reason than ``tool-calls`` → Notice;
+- ``step_start`` → Ignored; ``step_finish`` → Usage (the step's own cost and tokens: the
+  session adds them up, and shows its run's on the run's result, which gives none of its own);
+  ``reason: "stop"`` → also SessionResult(succeeded), another reason than ``tool-calls`` →
+  also Notice;
 - ``error`` → SessionResult(failed); ``done`` (newer versions, once the session is idle) →
   SessionResult(succeeded) if none came since the last step began, else Ignored (or a notice of
   the permissions it rejected);
@@ -52,6 +53,7 @@ from bot.records import (
     TodoUpdate,
     ToolCall,
     ToolResult,
+    Usage,
 )
 from bot.result_records import PermissionDenial, ResultStatus, SessionResult
 from bot.values import as_float, as_int, clip, dict_or_empty, json_text, text_or_none
@@ -87,36 +89,14 @@ def detect(obj: object) -> bool:
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class _Steps:
-    """One session's sums over its steps, and whether it has ended since its last step began."""
+    """One session's run: when it began, its steps, its last text, and whether it has ended
+    since its last step began."""
 
     def __init__(self, first_at: datetime | None) -> None:
         self.first_at = first_at
-        self.cost: float | None = None
-        self.input: int | None = None
-        self.output: int | None = None
-        self.reasoning: int | None = None
-        self.cache_read: int | None = None
-        self.cache_write: int | None = None
         self.steps = 0
         self.last_text: str | None = None
         self.ended = False
-
-    def add(self, part: Line) -> None:
-        """A finished step's cost and tokens (a number the step does not give stays unknown)."""
-        self.steps += 1
-        cost = as_float(part.get("cost"))
-        if cost is not None:
-            self.cost = cost if self.cost is None else self.cost + cost
-        tokens = part.get("tokens")
-        if not isinstance(tokens, dict):
-            return
-        self.input = add_count(self.input, tokens.get("input"))
-        self.output = add_count(self.output, tokens.get("output"))
-        self.reasoning = add_count(self.reasoning, tokens.get("reasoning"))
-        cache = tokens.get("cache")
-        if isinstance(cache, dict):
-            self.cache_read = add_count(self.cache_read, cache.get("read"))
-            self.cache_write = add_count(self.cache_write, cache.get("write"))
 
     def result(
         self,
@@ -126,6 +106,8 @@ class _Steps:
         error: str | None,
         denials: tuple[PermissionDenial, ...] = (),
     ) -> SessionResult:
+        """The run's result. Its cost and tokens are its steps' (each a Usage): it gives none
+        of its own, and the session shows the steps' sum on it."""
         self.ended = True
         at, first = origin.timestamp, self.first_at
         duration = None if at is None or first is None else (at - first) // _ONE_MS
@@ -137,18 +119,33 @@ class _Steps:
             error=error,
             duration_ms=duration,
             num_turns=self.steps or None,
-            cost_usd=self.cost,
-            input_tokens=self.input,
-            output_tokens=self.output,
-            cache_read_tokens=self.cache_read,
-            cache_write_tokens=self.cache_write,
-            reasoning_tokens=self.reasoning,
             permission_denials=denials,
         )
-        # A result is the cost and tokens since the one before: the session sums its results.
-        self.cost = self.input = self.output = self.reasoning = None
-        self.cache_read = self.cache_write = None
+        # A later result counts its steps and its time from this one: the session adds up
+        # its results' durations and turns.
+        self.steps = 0
+        self.first_at = at if at is not None else first
         return result
+
+
+def step_usage(part: Line, origin: Origin) -> Usage | None:
+    """A finished step's own cost and tokens (each step reports its own: the session adds
+    them up); ``None`` when it gives neither. ``tokens.total`` is not read."""
+    cost = as_float(part.get("cost"))
+    tokens = dict_or_empty(part.get("tokens"))
+    cache = dict_or_empty(tokens.get("cache"))
+    usage = Usage(
+        origin,
+        cost_usd=cost,
+        input_tokens=add_count(None, tokens.get("input")),
+        output_tokens=add_count(None, tokens.get("output")),
+        cache_read_tokens=add_count(None, cache.get("read")),
+        cache_write_tokens=add_count(None, cache.get("write")),
+        reasoning_tokens=add_count(None, tokens.get("reasoning")),
+    )
+    given = (usage.cost_usd, usage.input_tokens, usage.output_tokens, usage.cache_read_tokens,
+             usage.cache_write_tokens, usage.reasoning_tokens)  # fmt: skip
+    return None if all(figure is None for figure in given) else usage
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
@@ -209,17 +206,23 @@ def _part(kind: str, part: Line, steps: _Steps, origin: Origin, out: list[Record
         steps.ended = False
         out.append(Ignored(origin, kind=kind))
     else:
-        out.append(_step_finish(part, steps, origin))
+        _step_finish(part, steps, origin, out)
 
 
-def _step_finish(part: Line, steps: _Steps, origin: Origin) -> Record:
-    steps.add(part)
+def _step_finish(part: Line, steps: _Steps, origin: Origin, out: list[Record]) -> None:
+    steps.steps += 1
+    usage = step_usage(part, origin)
+    if usage is not None:
+        out.append(usage)
     reason = part.get("reason")
     if reason == "stop":
-        return steps.result(origin, False, "stop", None)
-    if reason is None or reason == "tool-calls":  # the step ends, the session goes on
-        return Ignored(origin, kind="step_finish")
-    return Notice(origin, kind="step_finish", text=f"The model stopped: {reason}", level="warning")
+        out.append(steps.result(origin, False, "stop", None))
+    elif reason is None or reason == "tool-calls":  # the step ends, the session goes on
+        if usage is None:
+            out.append(Ignored(origin, kind="step_finish"))
+    else:
+        text = f"The model stopped: {reason}"
+        out.append(Notice(origin, kind="step_finish", text=text, level="warning"))
 
 
 def _tool_use(part: Line, origin: Origin, out: list[Record]) -> None:

@@ -27,6 +27,7 @@ from bot.records import (
     TodoUpdate,
     ToolCall,
     ToolResult,
+    Usage,
     UserText,
 )
 from bot.result_records import AgentExited, ResultStatus, SessionResult, TurnEnded
@@ -105,24 +106,28 @@ def end(session: Session, result: SessionResult, repeats: bool, exit: AgentExite
     is the thread's next item."""
     session.result = result
     session.spent = spent(session.spent, result)
+    shown = with_run_usage(result, session.run_spent)
+    session.run_spent = None
     session.status = _ENDED_AS.get(result.status, SessionStatus.FAILED)
     interrupt_open_calls(session)
     session.last_said = None
     session.results += 1
     key = "result" if session.results == 1 else f"result:{session.results}"
-    session.add_item(ResultItem(key, result, repeats, exit))
+    session.add_item(ResultItem(key, shown, repeats, exit))
 
 
 def spent(before: SessionResult | None, result: SessionResult) -> SessionResult:
-    """What a session spent over its results so far: each result's cost and tokens are its own
-    run's or turn's (a format whose log gives running totals reports each result's difference
-    from the one before), so they add up; a figure a result does not give adds nothing (a
-    failed last turn keeps what the earlier ones spent)."""
+    """What a session spent over its results so far: each result's cost, tokens, duration and
+    turns are its own run's or turn's (a format whose log gives running totals reports each
+    result's difference from the one before), so they add up; a figure a result does not give
+    adds nothing (a failed last turn keeps what the earlier ones spent)."""
     if before is None:
         return result
     return SessionResult(
         result.origin,
         status=result.status,
+        duration_ms=_add(before.duration_ms, result.duration_ms),
+        num_turns=_add(before.num_turns, result.num_turns),
         cost_usd=_plus(before.cost_usd, result.cost_usd),
         input_tokens=_add(before.input_tokens, result.input_tokens),
         output_tokens=_add(before.output_tokens, result.output_tokens),
@@ -130,6 +135,64 @@ def spent(before: SessionResult | None, result: SessionResult) -> SessionResult:
         cache_write_tokens=_add(before.cache_write_tokens, result.cache_write_tokens),
         reasoning_tokens=_add(before.reasoning_tokens, result.reasoning_tokens),
         premium_requests=_add(before.premium_requests, result.premium_requests),
+    )
+
+
+def usage(session: Session, record: Usage) -> None:
+    """A step of the agent spent ``record``: the session spent it (the root says so), and
+    so did its run, whose result shows it when it gives no figure of its own. No item, no
+    change of status."""
+    session.spent = spent(session.spent, _as_result(record))
+    session.run_spent = _plus_usage(session.run_spent, record)
+
+
+def with_run_usage(result: SessionResult, run: Usage | None) -> SessionResult:
+    """``result`` as its message shows it: where it gives no cost and no tokens, what its
+    run's steps spent (a family's steps or its results carry the figures, never both)."""
+    if run is None or _gives_spending(result):
+        return result
+    return dataclasses.replace(
+        result,
+        cost_usd=run.cost_usd,
+        input_tokens=run.input_tokens,
+        output_tokens=run.output_tokens,
+        cache_read_tokens=run.cache_read_tokens,
+        cache_write_tokens=run.cache_write_tokens,
+        reasoning_tokens=run.reasoning_tokens,
+    )
+
+
+def _gives_spending(result: SessionResult) -> bool:
+    return (result.cost_usd is not None or result.input_tokens is not None
+            or result.output_tokens is not None or result.cache_read_tokens is not None
+            or result.cache_write_tokens is not None
+            or result.reasoning_tokens is not None)  # fmt: skip
+
+
+def _as_result(record: Usage) -> SessionResult:
+    """A step's spending in the shape of a session's sums (no outcome of its own)."""
+    return SessionResult(
+        record.origin,
+        cost_usd=record.cost_usd,
+        input_tokens=record.input_tokens,
+        output_tokens=record.output_tokens,
+        cache_read_tokens=record.cache_read_tokens,
+        cache_write_tokens=record.cache_write_tokens,
+        reasoning_tokens=record.reasoning_tokens,
+    )
+
+
+def _plus_usage(before: Usage | None, more: Usage) -> Usage:
+    if before is None:
+        return more
+    return Usage(
+        more.origin,
+        cost_usd=_plus(before.cost_usd, more.cost_usd),
+        input_tokens=_add(before.input_tokens, more.input_tokens),
+        output_tokens=_add(before.output_tokens, more.output_tokens),
+        cache_read_tokens=_add(before.cache_read_tokens, more.cache_read_tokens),
+        cache_write_tokens=_add(before.cache_write_tokens, more.cache_write_tokens),
+        reasoning_tokens=_add(before.reasoning_tokens, more.reasoning_tokens),
     )
 
 

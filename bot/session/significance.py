@@ -19,6 +19,7 @@ from bot.records import (
     ToolCall,
     ToolResult,
     Unparsed,
+    Usage,
     UserText,
 )
 from bot.result_records import AgentExited, SessionResult, TurnEnded
@@ -94,7 +95,8 @@ def _user_text(record: UserText) -> Significance:
 # The classes of the last rules, bound once (`A | B` in a rule would build a union each call).
 _ENDS: Final = (SessionResult, AgentExited)
 _SHOWN: Final = (TodoUpdate, Delegation, Compaction)
-_NEVER_SHOWN: Final = (Ignored, SubagentLink, Unparsed, TurnEnded)
+# A Usage changes what the root says the session spent, and posts nothing.
+_NEVER_SHOWN: Final = (Ignored, SubagentLink, Unparsed, TurnEnded, Usage)
 
 
 def classify(record: Record, *, duplicate_start: bool = False) -> Significance:

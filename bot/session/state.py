@@ -35,6 +35,7 @@ from bot.records import (
     TodoUpdate,
     ToolCall,
     ToolResult,
+    Usage,
     UserText,
 )
 from bot.result_records import AgentExited, SessionResult, TurnEnded
@@ -52,6 +53,7 @@ from bot.session.ends import (
     moves_on,
     session_result,
     turn_ended,
+    usage,
 )
 from bot.session.settings import SessionSettings
 from bot.session.significance import Significance, classify
@@ -107,7 +109,8 @@ class Session:
         self.todo_at = -1  # the index of the todo list's item in the thread (-1: none)
         self.todos: tuple[Todo, ...] = ()
         self.result: SessionResult | None = None
-        self.spent: SessionResult | None = None  # its results' cost and tokens summed (``ends``)
+        self.spent: SessionResult | None = None  # its results' and steps' spending (``ends``)
+        self.run_spent: Usage | None = None  # what its steps spent since its last result
         self.exit: AgentExited | None = None  # how the agent's process ended, where it was seen
         self.closed = False  # its input ended (``close``), and nothing came since
         self.compactions = 0
@@ -195,6 +198,8 @@ class Session:
             session_result(self, record)
         elif isinstance(record, TurnEnded):
             turn_ended(self, record)
+        elif isinstance(record, Usage):
+            usage(self, record)
         elif isinstance(record, AgentExited):
             agent_exited(self, record)
 

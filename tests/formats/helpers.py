@@ -9,10 +9,14 @@ from typing import Any, TypeVar
 import orjson
 from hypothesis import strategies as st
 
+from blocks.root import status_line
 from bot.formats import detect_family
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
+from bot.preview import build_preview
 from bot.records import Record
+from bot.result_records import SessionResult
+from bot.session.thread import ResultItem
 from tests.conftest import read_records
 
 R = TypeVar("R", bound=Record)
@@ -83,3 +87,12 @@ def gives_every_line_a_record(path: Path) -> None:
     """Reading ``path`` leaves no line unparsed; every line that holds a value makes a record."""
     records = records_of(path)
     assert {r.line for r in records} == value_lines(path)
+
+
+def spending_of(path: Path) -> tuple[str, SessionResult | None, list[SessionResult]]:
+    """What the one session of ``path`` shows it spent, previewed: its root's status line, its
+    sums (``Session.spent``), and the results its thread shows (a result that gives no figure
+    of its own shows its run's steps')."""
+    (session,) = build_preview([path]).sessions()
+    shown = [item.result for item in session.items if isinstance(item, ResultItem)]
+    return status_line(session), session.spent, shown

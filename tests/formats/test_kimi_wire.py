@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from blocks.root import status_line
 from bot.formats import FORMATS, detect_family, kimi_wire
 from bot.formats.kimi_wire import Parser, detect, session_of
 from bot.preview import build_preview, preview_document
@@ -21,12 +22,14 @@ from bot.records import (
     Thinking,
     ToolCall,
     ToolResult,
+    Usage,
     UserText,
 )
 from bot.result_records import SessionResult, TurnEnded
-from bot.session import Session
+from bot.session import Session, SessionStatus
+from bot.session.thread import ResultItem
 from tests.conftest import FIXTURES, corpus_file
-from tests.formats.helpers import only, parsed_by, records_of, single
+from tests.formats.helpers import only, parsed_by, records_of, single, spending_of
 from tests.formats.helpers import raw_values as raw_records
 
 FAMILY_DIR = "kimi"
@@ -232,6 +235,34 @@ def test_a_turn_that_ends_says_how_with_its_tokens_then_the_session_waits() -> N
     assert [s.line for s in only(records, SessionStarted)] == [1, 2]
 
 
+def test_each_usage_record_is_what_its_request_spent_whatever_its_scope() -> None:
+    usage = {"inputOther": 10, "output": 5, "inputCacheRead": 100, "inputCacheCreation": 1}
+    records = parse(
+        wire("usage.record", model="kimi-k2", usage=usage, usageScope="turn"),
+        wire("usage.record", model="kimi-k2", usage={"output": 7}, usageScope="session"),
+    )
+    one, two = only(records, Usage)
+    assert (one.input_tokens, one.output_tokens, one.cache_read_tokens) == (10, 5, 100)
+    assert (one.cache_write_tokens, one.cost_usd, one.reasoning_tokens) == (1, None, None)
+    assert (two.input_tokens, two.output_tokens) == (None, 7)
+
+
+def test_usage_shows_in_the_header_of_a_session_with_no_result_and_adds_up() -> None:
+    usage = {"inputOther": 10, "output": 5, "inputCacheRead": 100, "inputCacheCreation": 1}
+    session = Session("wire")
+    for record in parse(prompt("one"), wire("usage.record", model="k", usage=usage)):
+        session.apply(record)
+    assert status_line(session).endswith(" · 5 tokens out")  # running: no result yet
+    items = len(session.items)
+    (more,) = only(parse(wire("usage.record", model="k", usage=usage)), Usage)
+    session.apply(more)
+    assert (len(session.items), session.status) == (items, SessionStatus.RUNNING)  # no message
+    spent = session.spent
+    assert spent is not None and (spent.input_tokens, spent.output_tokens) == (20, 10)
+    assert (spent.cache_read_tokens, spent.cache_write_tokens) == (200, 2)
+    assert not any(isinstance(item, ResultItem) for item in session.items)
+
+
 @pytest.mark.parametrize(
     ("fields", "said"),
     [
@@ -335,6 +366,13 @@ def test_sample_tokens_add_up_into_the_turns_notice() -> None:
     ended = parser.parse(wire("turn.ended", turnId=0, reason="completed"), len(raw) + 1) or []
     said = "Completed · 14,341 in / 570 out / 14,336 cached tokens"
     assert turn_notices(ended) == [("info", said)]
+    # the one usage.record (line 18) shows in the header, with no result
+    header, spent, shown = spending_of(path)
+    assert spent is not None and shown == []
+    assert (spent.input_tokens, spent.output_tokens, spent.cache_read_tokens) == (
+        14341, 570, 14336)  # fmt: skip
+    assert (spent.cache_write_tokens, spent.cost_usd) == (0, None)
+    assert header.endswith(" · 3 tool calls · 1h 23m · 570 tokens out")
 
 
 def test_sample_previews_with_an_unknown_outcome_and_three_calls_ok() -> None:
@@ -364,3 +402,9 @@ def test_fixture_two_turns_end_completed_then_failed_and_the_session_waits() -> 
     assert only(records, SessionResult) == []
     (session,) = preview_document(build_preview([FIXTURES / TURNS]))["sessions"]
     assert session["status"] == "waiting"  # its last turn failed: the user may write again
+    # lines 12, 16, 21: 900+50+70 in, 40+12+0 out, 100+1000+0 cached, 0+24+0 written
+    header, spent, _ = spending_of(FIXTURES / TURNS)
+    assert spent is not None
+    assert (spent.input_tokens, spent.output_tokens, spent.cache_read_tokens) == (1020, 52, 1100)
+    assert spent.cache_write_tokens == 24
+    assert header.endswith(" · 52 tokens out")

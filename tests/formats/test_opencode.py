@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from blocks.root import status_line
 from bot import snapshot
 from bot.formats import opencode
 from bot.formats.opencode import Parser, detect
@@ -24,8 +25,11 @@ from bot.records import (
     TodoUpdate,
     ToolCall,
     ToolResult,
+    Usage,
 )
 from bot.result_records import PermissionDenial, ResultStatus, SessionResult, TurnEnded
+from bot.session import Session
+from bot.session.thread import ResultItem
 from tests.conftest import corpus_file
 from tests.formats.helpers import (
     claims_every_value,
@@ -34,6 +38,7 @@ from tests.formats.helpers import (
     parsed_by,
     records_of,
     single,
+    spending_of,
 )
 
 FAMILY_DIR = "opencode"
@@ -246,24 +251,46 @@ def test_tool_input_given_as_text_is_kept_raw() -> None:
 # --- steps and results -----------------------------------------------------------------------
 
 
-def test_cost_and_tokens_of_every_step_add_up_in_the_result() -> None:
+def test_each_step_is_its_own_usage_and_the_result_gives_none_of_its_own() -> None:
     first = {"input": 500, "output": 50, "reasoning": 0, "cache": {"read": 100, "write": 0}}
     second = {"input": 600, "output": 30, "reasoning": 10, "cache": {"read": 200, "write": 50}}
     records = parse(
         finish("tool-calls", cost=0.003, tokens=first),
         finish("stop", at=T0 + 2500, cost=0.002, tokens={**second, "total": 890}),
     )
+    one, two = only(records, Usage)
+    assert (one.cost_usd, one.input_tokens, one.output_tokens, one.reasoning_tokens) == (
+        0.003, 500, 50, 0)  # fmt: skip
+    assert (one.cache_read_tokens, one.cache_write_tokens) == (100, 0)
+    assert (two.cost_usd, two.input_tokens, two.cache_read_tokens, two.cache_write_tokens) == (
+        0.002, 600, 200, 50)  # fmt: skip
     result = single(records, SessionResult)
     assert (result.status, result.subtype, result.num_turns) == (ResultStatus.SUCCEEDED, "stop", 2)
-    assert result.cost_usd == pytest.approx(0.005)
-    assert (result.input_tokens, result.output_tokens, result.reasoning_tokens) == (1100, 80, 10)
-    assert (result.cache_read_tokens, result.cache_write_tokens) == (300, 50)
+    assert (result.cost_usd, result.input_tokens, result.output_tokens) == (None, None, None)
     assert result.duration_ms == 2500
 
 
+def test_the_session_adds_the_steps_up_once_in_its_header_and_on_its_result() -> None:
+    first = {"input": 500, "output": 50, "cache": {"read": 100}}
+    session = Session("ses_1")
+    for record in parse(finish("tool-calls", cost=0.003, tokens=first)):
+        session.apply(record)
+    assert "$0.0030 · 50 tokens out" in status_line(session)  # while it runs
+    for record in parse(finish("stop", cost=0.002, tokens={"input": 600, "output": 30})):
+        session.apply(record)
+    spent = session.spent
+    assert spent is not None and spent.cost_usd == pytest.approx(0.005)
+    assert (spent.input_tokens, spent.output_tokens, spent.cache_read_tokens) == (1100, 80, 100)
+    shown = session.items[-1]
+    assert isinstance(shown, ResultItem)
+    assert (shown.result.input_tokens, shown.result.output_tokens) == (1100, 80)
+    assert "$0.0050 · 80 tokens out" in status_line(session)
+
+
 def test_a_number_no_step_gives_stays_unknown() -> None:
-    result = single(parse(finish("stop")), SessionResult)
-    assert (result.cost_usd, result.input_tokens, result.cache_read_tokens) == (None, None, None)
+    usage = single(parse(finish("stop", tokens={"output": 5})), Usage)
+    assert (usage.cost_usd, usage.input_tokens, usage.output_tokens) == (None, None, 5)
+    assert only(parse(finish("stop")), Usage) == []
 
 
 def test_the_result_text_is_the_last_text_of_the_session() -> None:
@@ -275,8 +302,8 @@ def test_the_result_text_is_the_last_text_of_the_session() -> None:
 @pytest.mark.parametrize("reason", [None, "tool-calls"])
 def test_a_step_that_ends_for_a_tool_call_or_for_no_reason_ends_nothing(reason: str | None) -> None:
     records = parse(finish(reason, cost=0.01))
-    assert only(records, SessionResult) == []
-    assert [r.kind for r in only(records, Ignored)] == ["step_finish"]
+    assert [type(r) for r in records] == [SessionStarted, Usage]
+    assert [r.kind for r in only(parse(finish(reason)), Ignored)] == ["step_finish"]
 
 
 def test_a_step_that_ends_for_another_reason_is_a_warning() -> None:
@@ -310,7 +337,7 @@ def test_done_ends_a_session_that_no_result_ended_yet_with_its_rejections() -> N
     records = parse(finish(None, cost=0.01), event("done", reason="idle", rejected=["bash"]))
     result = single(records, SessionResult)
     assert (result.status, result.subtype) == (ResultStatus.SUCCEEDED, "idle")
-    assert result.cost_usd == 0.01
+    assert single(records, Usage).cost_usd == 0.01
     assert result.permission_denials == (PermissionDenial(tool_name="bash"),)
 
 
@@ -353,14 +380,26 @@ def test_parts_without_id_or_session_and_an_unknown_type_are_read() -> None:
     assert notice.kind == "session.compacted" and notice.text.startswith("session.compacted: {")
 
 
-def test_a_parser_snapshot_mid_session_keeps_its_sums() -> None:
+def test_a_parser_snapshot_mid_session_keeps_its_steps() -> None:
     parser = Parser("src")
     parser.parse(finish("tool-calls", cost=0.25, tokens={"input": 7}), 1)
     restored = snapshot.loads(snapshot.dumps(parser))
-    records = restored.parse(finish("stop", cost=0.5, tokens={"input": 3}), 2)
+    records = restored.parse(finish("stop", at=T0 + 40, cost=0.5, tokens={"input": 3}), 2)
     assert records is not None
     (result,) = only(records, SessionResult)
-    assert (result.cost_usd, result.input_tokens, result.num_turns) == (0.75, 10, 2)
+    assert (result.num_turns, result.duration_ms) == (2, 40)
+
+
+def test_a_second_result_counts_its_steps_and_time_from_the_first() -> None:
+    records = parse(
+        part("step_start", "step-start"),
+        finish("stop", at=T0 + 100),
+        part("step_start", "step-start"),
+        finish(None, at=T0 + 150),
+        event("done", at=T0 + 400, reason="idle"),
+    )
+    assert [(r.duration_ms, r.num_turns) for r in only(records, SessionResult)] == [
+        (100, 1), (300, 1)]  # fmt: skip
 
 
 # --- the corpus, file by file ----------------------------------------------------------------
@@ -389,11 +428,20 @@ def test_run_json_file_one_bash_call_a_stop_then_an_upstream_error() -> None:
         "APIError",
         "Upstream timeout while calling provider",
     )
+    # line 4, the one step: cost 0.0123, tokens in 534, out 128, reasoning 64, cache 0/0
+    usage = single(records, Usage)
+    assert (usage.cost_usd, usage.input_tokens, usage.output_tokens) == (0.0123, 534, 128)
+    assert (usage.reasoning_tokens, usage.cache_read_tokens) == (64, 0)
+    # the first line at ...000100, the stop at ...001250, the error at ...002000
+    assert (stopped.duration_ms, failed.duration_ms) == (1150, 750)
+    header, spent, (shown_stop, shown_error) = spending_of(corpus_file(FAMILY_DIR, RUN_JSON))
     # the step's cost and tokens are the first result's; the error after it spent nothing more
-    assert (stopped.cost_usd, stopped.input_tokens, stopped.output_tokens) == (0.0123, 534, 128)
-    assert (stopped.reasoning_tokens, stopped.cache_read_tokens) == (64, 0)
-    assert (failed.cost_usd, failed.input_tokens, failed.output_tokens) == (None, None, None)
-    assert failed.duration_ms == 1900
+    assert (shown_stop.cost_usd, shown_stop.input_tokens, shown_stop.output_tokens) == (
+        0.0123, 534, 128)  # fmt: skip
+    assert (shown_error.cost_usd, shown_error.input_tokens, shown_error.output_tokens) == (
+        None, None, None)  # fmt: skip
+    assert spent is not None and (spent.cost_usd, spent.output_tokens) == (0.0123, 128)
+    assert header == "❌ *Failed* · 1 tool call · 1.9s · $0.01 · 128 tokens out"
 
 
 def test_stream_error_file_fails_with_the_rate_limit_and_no_cost() -> None:
@@ -422,10 +470,16 @@ def test_stream_success_file_two_steps_one_bash_call_and_summed_usage() -> None:
         2,
         "```\nhello\n```",
     )
-    assert done.cost_usd == pytest.approx(0.001)  # 0 + 0.001
-    assert (done.input_tokens, done.output_tokens) == (22443, 118)  # 21772 + 671, 110 + 8
-    assert (done.cache_read_tokens, done.cache_write_tokens, done.reasoning_tokens) == (21415, 0, 0)
+    assert done.cost_usd is None  # its steps carry the figures: lines 3 and 6
     assert done.duration_ms == 4935  # 1767036064273 - 1767036059338
+    assert [u.cost_usd for u in only(records, Usage)] == [0, 0.001]
+    header, spent, (shown,) = spending_of(corpus_file(FAMILY_DIR, STREAM_SUCCESS))
+    for figures in (spent, shown):
+        assert figures is not None and figures.cost_usd == pytest.approx(0.001)  # 0 + 0.001
+        # 21772 + 671, 110 + 8
+        assert (figures.input_tokens, figures.output_tokens) == (22443, 118)
+        assert (figures.cache_read_tokens, figures.cache_write_tokens) == (21415, 0)
+    assert header == "✅ *Succeeded* · 1 tool call · 4.9s · $0.0010 · 118 tokens out"
 
 
 def test_no_reason_file_ends_with_no_result_and_an_unknown_outcome() -> None:
@@ -434,6 +488,9 @@ def test_no_reason_file_ends_with_no_result_and_an_unknown_outcome() -> None:
     assert single(records, AssistantText).text == "All done."
     document = preview_document(build_preview([corpus_file(FAMILY_DIR, NO_REASON)]))
     assert [s["status"] for s in document["sessions"]] == ["unknown"]
+    # no result, yet its one step's spending shows (line 3: cost 0.002, 12 in, 3 out)
+    header, _, shown = spending_of(corpus_file(FAMILY_DIR, NO_REASON))
+    assert shown == [] and header.endswith(" · $0.0020 · 3 tokens out")
 
 
 @pytest.mark.parametrize(

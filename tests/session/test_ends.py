@@ -16,6 +16,7 @@ from bot.records import (
     SessionStarted,
     ToolCall,
     ToolResult,
+    Usage,
     UserText,
 )
 from bot.result_records import AgentExited, ResultStatus, SessionResult, TurnEnded
@@ -214,6 +215,54 @@ def test_a_session_of_several_results_spent_their_sum_and_a_bare_last_result_kee
     assert spent is not None and session.result is failed
     assert (spent.input_tokens, spent.output_tokens, spent.cache_read_tokens) == (100, 15, 40)
     assert (spent.cost_usd, spent.reasoning_tokens, spent.status) == (0.75, None, failed.status)
+
+
+def test_a_step_s_usage_is_spent_with_no_item_and_no_change_of_status() -> None:
+    session = session_of(*turn())
+    items, status = len(session.items), session.status
+    session.apply(Usage(origin(6), cost_usd=0.5, output_tokens=10))
+    session.apply(Usage(origin(7), input_tokens=30, output_tokens=5))
+    spent = session.spent
+    assert (len(session.items), session.status, session.result) == (items, status, None)
+    assert spent is not None
+    assert (spent.cost_usd, spent.input_tokens, spent.output_tokens) == (0.5, 30, 15)
+
+
+def test_a_result_without_figures_shows_its_run_s_steps_and_is_not_spent_twice() -> None:
+    steps = [Usage(origin(6), cost_usd=0.5, output_tokens=10), Usage(origin(7), output_tokens=5)]
+    done = SessionResult(origin(8), text="Done.", duration_ms=4000)
+    again = [UserText(origin(9), text="more"), Usage(origin(10), output_tokens=1)]
+    later = SessionResult(origin(11), duration_ms=1000)
+    session = session_of(*turn(), *steps, done, *again, later)
+    first, second = [item.result for item in session.items if isinstance(item, ResultItem)]
+    assert (first.cost_usd, first.output_tokens, first.text) == (0.5, 15, "Done.")
+    assert (second.cost_usd, second.output_tokens) == (None, 1)  # only its own run's steps
+    spent = session.spent
+    assert spent is not None and (spent.cost_usd, spent.output_tokens) == (0.5, 16)
+    assert spent.duration_ms == 5000  # each result's duration is its own run's
+    assert session.result is later  # as the log said it (a repeat of it is known as such)
+
+
+def test_a_result_with_figures_of_its_own_keeps_them() -> None:
+    done = SessionResult(origin(8), output_tokens=99)
+    session = session_of(*turn(), done)
+    session_of_steps = session_of(*turn(), Usage(origin(7), output_tokens=3), done)
+    (shown,) = [item.result for item in session.items if isinstance(item, ResultItem)]
+    assert shown is done
+    (shown,) = [i.result for i in session_of_steps.items if isinstance(i, ResultItem)]
+    assert shown is done
+
+
+def test_an_exit_with_no_result_shows_what_its_run_s_steps_spent() -> None:
+    session = session_of(*turn(), Usage(origin(6), cost_usd=0.25), exited(code=1))
+    (shown,) = [item.result for item in session.items if isinstance(item, ResultItem)]
+    assert (shown.status, shown.cost_usd) == (ResultStatus.FAILED, 0.25)
+
+
+def test_several_results_add_up_their_turns() -> None:
+    results = [SessionResult(origin(1), num_turns=2), SessionResult(origin(2), num_turns=3)]
+    session = session_of(*turn(), *results)
+    assert session.spent is not None and session.spent.num_turns == 5
 
 
 def test_a_result_line_said_twice_is_spent_once() -> None:
