@@ -104,7 +104,7 @@ class Entry:
 
 
 SCHEMA: Final = 7  # bump with any change below (see the module's docstring)
-SCHEMA_DIGEST: Final = "e88db9a1fed2da36"  # (tests/test_snapshot.py says the new one)
+SCHEMA_DIGEST: Final = "31b5bb8a9221bdd2"  # (tests/test_snapshot.py says the new one)
 
 CLASSES: Final[tuple[Entry, ...]] = (
     Entry("ResultStatus", ResultStatus, ENUM),
@@ -226,7 +226,7 @@ CLASSES: Final[tuple[Entry, ...]] = (
     )),
     Entry("Texts", Texts, FIELDS, ("_said",)),
     Entry("Calls", Calls, FIELDS, ("_open", "_answered", "_failed")),
-    Entry("Tokens", Tokens, FIELDS, ("sums", "totals", "given", "_last", "_turn_began")),
+    Entry("Tokens", Tokens, FIELDS, ("_totals", "_last", "_turn")),
     Entry("cursor_stream.Parser", cursor_stream_Parser, FIELDS, (
         "source", "_session", "_thinking", "_thinking_at", "_thinking_line", "_segment",
         "_turn", "_calls", "_said_first", "_said_last", "_said_count", "_said_length",

@@ -14,18 +14,21 @@ Each line is ``{timestamp, type, payload}``; line → records:
 - ``response_item`` ``message``/``reasoning`` and ``event_msg`` ``user_message``/
   ``agent_message``/``agent_reasoning`` → UserText, AssistantText, Thinking, each text read once
   (see ``codex_rollout_texts``); tool calls and their outputs: see ``codex_rollout_tools``;
-- ``token_count`` → tallied (``info`` may be null). How a turn's end reads depends on what the
-  rollout records: one ``codex exec`` run (``session_meta.source`` "exec", or, in the builds
-  that wrote no ``source``, ``originator`` "codex_exec"), or an interactive thread (any other
-  source: cli, vscode, mcp, a custom client; a file with no ``session_meta``, which Codex writes
-  first in every rollout, is a fragment of one and read as one):
+- ``token_count`` → Usage: what it says was spent since the count before (see
+  ``codex_rollout_turns.Tokens``), Ignored when nothing (``info`` may be null, or repeated).
+  How a turn's end reads depends on what the rollout records: one ``codex exec`` run
+  (``session_meta.source`` "exec", or, in the builds that wrote no ``source``, ``originator``
+  "codex_exec"), or an interactive thread (any other source: cli, vscode, mcp, a custom
+  client; a file with no ``session_meta``, which Codex writes first in every rollout, is a
+  fragment of one and read as one):
 
-  - a run: ``task_complete`` → SessionResult(succeeded, last_agent_message, duration_ms, the
-    run's tokens (since the last run), its model), ``turn_aborted`` → SessionResult(failed, subtype
-    "aborted"); a ``task_started`` after a result starts the session again (``codex exec
-    resume`` writes on in the same file); a session takes its last result;
+  - a run: ``task_complete`` → SessionResult(succeeded, last_agent_message, duration_ms, its
+    model; no tokens: the session shows its run's Usage on it), ``turn_aborted`` →
+    SessionResult(failed, subtype "aborted"); a ``task_started`` after a result starts the
+    session again (``codex exec resume`` writes on in the same file); a session takes its last
+    result;
   - a thread: ``task_complete`` → TurnEnded(duration_ms) after a Notice("turn") that says the
-    turn's time and tokens (the thread shows it; the root's figures are a result's) and the
+    turn's time and tokens (the thread shows it; the root's figures are the Usage's) and the
     final answer as AssistantText when no message said it; ``turn_aborted`` →
     Notice("interrupted"), which ends the turn and interrupts its open calls. Before 0.4x a
     rollout recorded no ``task_*`` event: until one is read, an assistant message that is
@@ -253,8 +256,8 @@ class Parser(LineParser):
         if not isinstance(kind, str):
             out.append(_notice(origin, "event", "Codex wrote an event with no type."))
         elif kind == "token_count":
-            self._tokens.add(payload.get("info"))
-            out.append(Ignored(origin, kind=kind))
+            spent = self._tokens.add(payload.get("info"), origin)
+            out.append(Ignored(origin, kind=kind) if spent is None else spent)
         elif kind in ("user_message", "agent_message", "agent_reasoning"):
             self._texts.event(kind, payload, origin, out)
             if kind == "agent_message":

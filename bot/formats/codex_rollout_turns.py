@@ -1,6 +1,6 @@
 """How a Codex rollout's turns end: is the rollout one ``codex exec`` run, whose result is the
 session's, or an interactive thread, whose turns end one after another (see ``codex_rollout``);
-the tokens the thread used, in all and per turn; a run's result."""
+what each of its ``token_count``s spent, and each turn; a run's result."""
 
 from __future__ import annotations
 
@@ -8,12 +8,11 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from bot.records import Origin
+from bot.formats.claude_stream_usage import Counts, ProcessTotals
+from bot.records import Origin, Usage
 from bot.result_records import ResultStatus, SessionResult
 from bot.values import as_int, text_or_empty
 
-_USAGE_KEYS: Final = ("input_tokens", "cached_input_tokens", "output_tokens",
-                      "reasoning_output_tokens")  # fmt: skip
 _EXEC_SOURCE: Final = "exec"
 _EXEC_ORIGINATOR: Final = "codex_exec"
 
@@ -29,48 +28,57 @@ def is_exec_run(source: object, originator: str) -> bool:
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Tokens:
-    """The thread's token usage: each ``last_token_usage`` added (a ``token_count`` repeated as
-    it was is not), or ``total_token_usage`` where it says more (cumulative from 0.4x on; a 0.40
-    rollout wrote each request's usage there). Input, cached input, output, reasoning."""
+    """What each ``token_count`` says the thread spent since the one before, and the turn's sum.
+
+    ``total_token_usage`` is the thread's running total in its process (codex-rs
+    ``TokenUsageInfo::append_last_usage`` adds each request's ``last_token_usage`` to it): a
+    count's own share is its difference from the one before, as ``ProcessTotals`` reckons a
+    Claude result's (a total below the one before is another process's, taken as said: the 0.40
+    rollout of the corpus starts again from its last request after the user's second prompt).
+    A count repeated as it was is no new spending; one with no total gives its request's own
+    ``last_token_usage``. OpenAI's input counts the cached input too: the Usage's input is the
+    part not cached."""
 
     def __init__(self) -> None:
-        self.sums = [0, 0, 0, 0]
-        self.totals = [0, 0, 0, 0]
-        self.given = [False, False, False, False]  # which figures the log ever reported
+        self._totals = ProcessTotals()
         self._last: object = None
-        self._turn_began = [0, 0, 0, 0]  # the figures when the current turn began
+        self._turn: list[int | None] = [None, None, None, None]  # as ``turn`` gives them
 
-    def add(self, info: object) -> None:
+    def add(self, info: object, origin: Origin) -> Usage | None:
+        """The spending a ``token_count``'s ``info`` says, or ``None`` when it says none new."""
         if not isinstance(info, dict) or info == self._last:
-            return
+            return None
         self._last = info
-        last, total = info.get("last_token_usage"), info.get("total_token_usage")
-        for index, key in enumerate(_USAGE_KEYS):
-            if isinstance(last, dict) and (count := as_int(last.get(key))) is not None:
-                self.sums[index] += count
-                self.given[index] = True
-            if isinstance(total, dict) and (count := as_int(total.get(key))) is not None:
-                self.totals[index] = count
-                self.given[index] = True
-
-    def figures(self) -> list[int | None]:
-        """Input not cached, cached input, output, reasoning; None for a figure never given."""
-        found: list[int | None] = []
-        for index in range(4):
-            given = self.given[index]
-            found.append(max(self.sums[index], self.totals[index]) if given else None)
-        fresh, cached = found[0], found[1]
-        if fresh is not None and cached is not None:
-            found[0] = max(fresh - cached, 0)  # OpenAI's input counts the cached input too
-        return found
+        total, last = info.get("total_token_usage"), info.get("last_token_usage")
+        if isinstance(total, dict):
+            counts = self._totals.own("thread", (None, _counts(total)))[1]
+        elif isinstance(last, dict):
+            counts = _counts(last)
+        else:
+            return None
+        given, output, cached, reasoning = counts
+        if all(count is None or count == 0 for count in counts):
+            return None
+        fresh = given if given is None or cached is None else max(given - cached, 0)
+        turn = self._turn
+        for index, count in enumerate((fresh, cached, output, reasoning)):
+            if count is not None:
+                turn[index] = count + (turn[index] or 0)
+        return Usage(origin, input_tokens=fresh, output_tokens=output, cache_read_tokens=cached,
+                     reasoning_tokens=reasoning)  # fmt: skip
 
     def turn(self) -> list[int | None]:
-        """The figures of the turn that ends now (since the last one ended), as ``figures``;
-        the next turn counts from here."""
-        found = self.figures()
-        began, self._turn_began = self._turn_began, [figure or 0 for figure in found]
-        return [None if figure is None else max(figure - began[index], 0)
-                for index, figure in enumerate(found)]  # fmt: skip
+        """The turn that ends now: input not cached, cached input, output, reasoning (None for
+        a figure it never gave); the next turn counts from here."""
+        found, self._turn = self._turn, [None, None, None, None]
+        return found
+
+
+def _counts(usage: dict[str, Any]) -> Counts:
+    """Input (cached included), output, cached input, reasoning: ``ProcessTotals``' slots."""
+    return (as_int(usage.get("input_tokens")), as_int(usage.get("output_tokens")),
+            as_int(usage.get("cached_input_tokens")),
+            as_int(usage.get("reasoning_output_tokens")))  # fmt: skip
 
 
 def run_result(
@@ -82,10 +90,10 @@ def run_result(
     origin: Origin,
 ) -> SessionResult:
     """The result of a ``codex exec`` run: ``task_complete`` (succeeded, its last message, its
-    time, the run's tokens: since the last run ended, as the session sums its results) or
-    ``turn_aborted`` (failed, "aborted")."""
+    time) or ``turn_aborted`` (failed, "aborted"). Its tokens are its ``token_count``s' (each a
+    Usage): it gives none of its own, and the session shows the run's on it."""
     text = None if aborted else text_or_empty(payload.get("last_agent_message")) or None
-    fresh, cached, output, reasoning = tokens.turn()
+    tokens.turn()  # the next run counts from here
     return SessionResult(
         origin,
         status=ResultStatus.FAILED if aborted else ResultStatus.SUCCEEDED,
@@ -93,10 +101,5 @@ def run_result(
         text=text,
         error=f"The turn was aborted ({reason})." if aborted else None,
         duration_ms=as_int(payload.get("duration_ms")),
-        input_tokens=fresh,
-        output_tokens=output,
-        cache_read_tokens=cached,
-        reasoning_tokens=reasoning,
         models=(model,) if model else (),
     )
-

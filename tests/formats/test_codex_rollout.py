@@ -10,6 +10,7 @@ from typing import Any, NamedTuple, TypeVar
 import orjson
 import pytest
 
+from blocks.root import status_line
 from bot.formats import codex_rollout, detect_family
 from bot.formats.codex_rollout import Parser, detect
 from bot.formats.reader import SourceReader
@@ -28,13 +29,15 @@ from bot.records import (
     TodoUpdate,
     ToolCall,
     ToolResult,
+    Usage,
     UserText,
 )
 from bot.result_records import ResultStatus, SessionResult, TurnEnded
 from bot.session import Session, SessionStatus
-from bot.session.thread import ToolGroup, UserTurn
+from bot.session.thread import ResultItem, ToolGroup, UserTurn
 from bot.sources.files import read_bytes, split_lines
 from tests.conftest import CORPUS, FIXTURES, corpus_file, read_records
+from tests.formats.helpers import spending_of
 
 DIR = "codex-rollout"
 FAMILY = codex_rollout.FAMILY
@@ -166,7 +169,8 @@ class Holds(NamedTuple):
     failed: int
     todos: int  # TodoUpdate records
     results: tuple[tuple[ResultStatus, str], ...]  # a ``codex exec`` run's
-    tokens: tuple[int | None, ...] | None  # the last result's: in (uncached), cached, out, thought
+    # what the session spent, the sum of its token_counts: in (not cached), cached, out, thought
+    tokens: tuple[int | None, ...] | None
     texts: tuple[int, int, int]  # UserText, AssistantText, Thinking
     turns: int  # TurnEnded records: the turns of an interactive thread that ended
     status: str  # how the file's session ends (preview)
@@ -177,7 +181,8 @@ class Holds(NamedTuple):
 # no source; fragments with no session_meta): each task_complete ends a turn, the session waits.
 HOLDS = {
     "codemie-ai__codemie-code__turn-spawn-skill.jsonl": Holds(
-        "spawn-test-uuid", 2, 1, 0, 0, (), None, (1, 0, 0), 1, "waiting",
+        "spawn-test-uuid", 2, 1, 0, 0, (), (5000 - 1000, 1000, 200, None), (1, 0, 0), 1,
+        "waiting",  # one token_count (line 9), no reasoning figure
     ),
     "jnarowski__agentcmd__event-turn-aborted.jsonl": Holds(
         "", 0, 0, 0, 0, (), None, (0, 0, 0), 0, "waiting",  # the user interrupted the turn
@@ -189,7 +194,11 @@ HOLDS = {
         "", 1, 0, 0, 1, (), None, (0, 0, 0), 0, "unknown",
     ),
     ROLLOUT_040: Holds(  # no task_* events: its final assistant message ends its turn
-        "0199812e-64f0-7f73-91fc-095dda01c36e", 57, 0, 12, 0, (), None, (2, 1, 57), 1, "waiting"
+        "0199812e-64f0-7f73-91fc-095dda01c36e", 57, 0, 12, 0, (),
+        # 57 running totals (lines 7-342), then one started again (line 353: the user's second
+        # prompt, another process): the last of the 57 plus that one
+        (1355071 + 37208 - (1307776 + 2432), 1307776 + 2432, 8337 + 335, 4096 + 128),
+        (2, 1, 57), 1, "waiting",
     ),
     "shane-kercheval__switchboard__apply-patch.session.jsonl": Holds(
         "00000000-0000-7000-8000-000000000030", 2, 0, 0, 0,
@@ -239,11 +248,16 @@ def test_corpus_file_holds_its_session_calls_failures_todos_results_and_tokens(n
     assert len(of(TodoUpdate, found)) == holds.todos
     results = of(SessionResult, found)
     assert tuple((r.status, r.subtype) for r in results) == holds.results
-    if holds.tokens is not None:
-        last = results[-1]
-        tokens = (last.input_tokens, last.cache_read_tokens, last.output_tokens,
-                  last.reasoning_tokens)  # fmt: skip
-        assert tokens == holds.tokens
+    # the token_counts carry the figures (Usage), the results none of their own
+    assert all(r.input_tokens is r.output_tokens is None for r in results)
+    _, spent, shown = spending_of(path)
+    if holds.tokens is None:
+        assert spent is None
+    else:
+        assert spent is not None
+        for figures in (spent, *shown):  # an exec run's result shows its run's
+            assert (figures.input_tokens, figures.cache_read_tokens, figures.output_tokens,
+                    figures.reasoning_tokens) == holds.tokens  # fmt: skip
     texts = (len(of(UserText, found)), len(of(AssistantText, found)), len(of(Thinking, found)))
     assert texts == holds.texts
     assert len(of(TurnEnded, found)) == holds.turns
@@ -253,6 +267,13 @@ def test_corpus_file_holds_its_session_calls_failures_todos_results_and_tokens(n
 def test_corpus_file_previews_as_one_session_ending_as_its_log_says(name: str) -> None:
     (session,) = build_preview([corpus_file(DIR, name)]).sessions()
     assert session.status.value == HOLDS[name].status
+
+
+def test_the_040_rollout_s_header_says_the_tokens_out_of_both_its_processes() -> None:
+    header, _, shown = spending_of(corpus_file(DIR, ROLLOUT_040))
+    assert shown == []  # a thread: no result, yet what it spent shows
+    assert header == ("💬 *Waiting for the user* · 57 tool calls (12 failed) · 10m 15s"
+                      " · 8.7k tokens out")  # 8,337 + 335
 
 
 def test_the_040_rollout_fails_its_twelve_sandbox_refusals_and_waits_after_its_answer() -> None:
@@ -493,31 +514,61 @@ def test_a_sub_agents_turns_are_not_the_sessions() -> None:
     assert {r.subagent for r in found} == {"thread-1"}
 
 
-def test_tokens_add_each_requests_usage_once_and_say_none_for_what_was_never_given() -> None:
-    usage = {"input_tokens": 100, "cached_input_tokens": 40, "output_tokens": 10}
-    info = {"total_token_usage": usage, "last_token_usage": usage}
-    bigger = {"input_tokens": 300, "cached_input_tokens": 40, "output_tokens": 30}
+def counted(info: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    return event("token_count", info=info)
+
+
+def figures(usage: Usage) -> tuple[int | None, ...]:
+    return (usage.input_tokens, usage.cache_read_tokens, usage.output_tokens,
+            usage.reasoning_tokens)  # fmt: skip
+
+
+def test_each_token_count_spent_its_running_total_s_growth_and_a_repeat_spent_nothing() -> None:
+    first = {"input_tokens": 100, "cached_input_tokens": 40, "output_tokens": 10}
+    then = {"input_tokens": 300, "cached_input_tokens": 90, "output_tokens": 30,
+            "reasoning_output_tokens": 8}  # fmt: skip
     found = parsed(
-        meta(), event("token_count", info=None), event("token_count", info=info),
-        event("token_count", info=info),  # the same count again: not added twice
-        event("token_count", info={"total_token_usage": usage, "last_token_usage": bigger}),
-        event("task_complete"),
+        meta(), counted(None), counted({"total_token_usage": first, "last_token_usage": first}),
+        counted({"total_token_usage": first, "last_token_usage": first}),  # the same again
+        counted({"total_token_usage": then, "last_token_usage": first}),
     )  # fmt: skip
-    (done,) = of(SessionResult, found)
-    assert (done.input_tokens, done.cache_read_tokens, done.output_tokens) == (320, 80, 40)
-    assert done.reasoning_tokens is None
-    bare_run = parsed(meta(), event("token_count", info=None), event("task_complete"))
-    (bare,) = of(SessionResult, bare_run)
-    assert (bare.input_tokens, bare.output_tokens, bare.cache_read_tokens) == (None, None, None)
+    assert [figures(u) for u in of(Usage, found)] == [(60, 40, 10, None), (150, 50, 20, 8)]
+    assert [r.kind for r in of(Ignored, found)] == ["token_count", "token_count"]
 
 
-def test_a_cumulative_total_is_taken_where_it_says_more_than_the_requests_seen() -> None:
+def test_a_total_below_the_one_before_is_another_process_s_taken_as_said() -> None:
+    big = {"input_tokens": 9000, "cached_input_tokens": 0, "output_tokens": 900}
+    small = {"input_tokens": 500, "cached_input_tokens": 0, "output_tokens": 7}
+    found = parsed(meta(), counted({"total_token_usage": big}),
+                   counted({"total_token_usage": small}))  # fmt: skip
+    assert [figures(u) for u in of(Usage, found)] == [(9000, 0, 900, None), (500, 0, 7, None)]
+
+
+def test_a_count_with_no_total_spent_its_request_s_own_usage() -> None:
     last = {"input_tokens": 100, "cached_input_tokens": 0, "output_tokens": 10}
-    total = {"input_tokens": 900, "cached_input_tokens": 0, "output_tokens": 90}
-    info = {"total_token_usage": total, "last_token_usage": last}
-    found = parsed(meta(), event("token_count", info=info), event("task_complete"))
-    (done,) = of(SessionResult, found)
-    assert (done.input_tokens, done.output_tokens) == (900, 90)
+    found = parsed(meta(), counted({"last_token_usage": last}), counted({"last_token_usage": {
+        **last, "output_tokens": 11}}))  # fmt: skip
+    assert [figures(u) for u in of(Usage, found)] == [(100, 0, 10, None), (100, 0, 11, None)]
+
+
+def test_a_run_s_result_shows_its_own_run_s_tokens_and_the_root_their_sum() -> None:
+    one = {"input_tokens": 1000, "cached_input_tokens": 0, "output_tokens": 50}
+    two = {"input_tokens": 1600, "cached_input_tokens": 0, "output_tokens": 80}
+    found = parsed(
+        meta(), counted({"total_token_usage": one}), event("task_complete", duration_ms=2000),
+        event("task_started"), counted({"total_token_usage": two}),
+        event("task_complete", duration_ms=3000),
+    )  # fmt: skip
+    assert [(r.output_tokens, r.duration_ms) for r in of(SessionResult, found)] == [
+        (None, 2000), (None, 3000)]  # fmt: skip
+    session = Session("run")
+    for record in found:
+        session.apply(record)
+    shown = [i.result.output_tokens for i in session.items if isinstance(i, ResultItem)]
+    assert shown == [50, 30]
+    assert session.spent is not None
+    assert (session.spent.output_tokens, session.spent.duration_ms) == (80, 5000)
+    assert status_line(session).endswith(" · 5.0s · 80 tokens out")
 
 
 def test_compacted_is_a_compaction_with_its_summary() -> None:
