@@ -93,7 +93,8 @@ class ProcessTotals:
     process serves every turn of an ``--input-format stream-json`` session, and each result
     restates the running total (anthropics/claude-code#83239). A result's own share is its
     difference from the result before it in the same session. A figure below the one before
-    means another process (a run of its own, as ``claude -p`` runs each are): taken as said."""
+    means another process (a run of its own, as ``claude -p`` runs each are): taken as said.
+    (Codex rollouts' ``token_count`` totals are reckoned the same way: ``codex_rollout_turns``.)"""
 
     def __init__(self) -> None:
         self._session = ""

@@ -23,10 +23,12 @@ from bot.records import (
     TodoUpdate,
     ToolCall,
     ToolResult,
+    Usage,
     UserText,
 )
 from bot.result_records import AgentExited, ResultStatus, SessionResult, TurnEnded
 from bot.session import Session, SessionSettings, Verbosity
+from bot.session.significance import Significance
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 SID = "s1"
@@ -65,6 +67,15 @@ def test_nothing_changed_builds_only_the_root() -> None:
     session = session_of([call("a")])
     session.take_changes()
     assert keys_of(session, session.take_changes()) == ["root"]
+
+
+def test_a_step_s_usage_rebuilds_only_the_root_and_shows_there() -> None:
+    session = session_of([call("a"), ok("a")])
+    session.take_changes()
+    significance = session.apply(Usage(origin(3), cost_usd=0.25, output_tokens=40))
+    assert significance is Significance.HIDDEN  # never a message of its own
+    (root,) = list(changed_messages(session, session.take_changes()))
+    assert root.key == "root" and "$0.25 · 40 tokens out" in str(root.blocks)
 
 
 def test_a_result_rebuilds_only_its_calls_message_and_the_root() -> None:
