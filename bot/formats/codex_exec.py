@@ -39,12 +39,12 @@ from bot.formats.codex_exec_legacy import (
     is_legacy,
     tokens_of,
 )
-from bot.formats.common import loads_maybe, remember
+from bot.formats.common import api_error_text, remember
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
 from bot.records import AssistantText, Ignored, Notice, Origin, Record, SessionStarted
 from bot.result_records import ResultStatus, SessionResult
-from bot.values import as_int, clip, json_text
+from bot.values import clip, json_text
 
 FAMILY = "codex-exec-json"
 AGENT = "Codex"
@@ -260,25 +260,13 @@ def _question(obj: Event, origin: Origin) -> Notice:
 
 def _message(value: object) -> str:
     """An error's text: ``{message}``, a string, or the JSON of whatever else it is; a text that
-    is the API's JSON error envelope is said by its inner message (see ``_unwrapped``)."""
+    is the API's JSON error envelope is said by its inner message (``api_error_text``)."""
     if isinstance(value, dict):
         message = value.get("message")
-        return _unwrapped(message) if isinstance(message, str) and message else json_text(value)
+        return api_error_text(message) if isinstance(message, str) and message else json_text(value)
     if isinstance(value, str):
-        return _unwrapped(value)
+        return api_error_text(value)
     return "" if value is None else json_text(value)
-
-
-def _unwrapped(text: str) -> str:
-    """``text``, or when it is the API's error envelope as JSON (``{"type": "error", "status":
-    400, "error": {"message": …}}``), its inner message and the HTTP status."""
-    envelope = loads_maybe(text)
-    inner = envelope.get("error") if isinstance(envelope, dict) else None
-    message = inner.get("message") if isinstance(inner, dict) else None
-    if not isinstance(message, str) or not message.strip():
-        return text
-    status = as_int(envelope.get("status")) if isinstance(envelope, dict) else None
-    return message if status is None else f"{message} (HTTP {status})"
 
 
 FORMAT: Final[LogFormat] = LogFormat(

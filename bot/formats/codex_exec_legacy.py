@@ -14,7 +14,8 @@ events. It names no session: the parser names it after its source.
   ``mcp_tool_call_end {result: {"Ok": {content, isError}} | {"Err": text}}``; ``web_search_begin``
   / ``web_search_end {query}``; ``plan_update {plan: [{step, status}]}`` → TodoUpdate;
   ``token_count`` (the last response's usage, flat or as ``info.last_token_usage``) → Ignored,
-  added to the task's tokens; ``error {message}`` → Notice(warning), and the task fails;
+  added to the task's tokens; ``error {message}`` → Notice(warning), and the task fails
+  (a message that is the API's JSON error envelope said by its inner message);
   ``stream_error``, ``background_event`` → Notice; approval requests → Notice(warning);
   ``task_complete {last_agent_message}`` → SessionResult (failed if an error came in the task:
   Codex ends a task that failed with ``task_complete`` too); ``turn_aborted {reason}`` →
@@ -32,7 +33,7 @@ from typing import Any, Final
 from mypy_extensions import mypyc_attr
 
 from bot.formats.codex_exec_items import exit_output
-from bot.formats.common import remember, text_of
+from bot.formats.common import api_error_text, remember, text_of
 from bot.records import (
     AssistantText,
     Ignored,
@@ -142,7 +143,8 @@ class LegacyStream:
             return Notice(origin, kind="approval", text=clip(f"Waiting for approval: {what}"),
                           level="warning")  # fmt: skip
         if kind == "stream_error" or kind == "background_event":
-            return Notice(origin, kind=kind, text=clip(text_or_empty(msg.get("message"))))
+            text = api_error_text(text_or_empty(msg.get("message")))
+            return Notice(origin, kind=kind, text=clip(text))
         rest = {key: value for key, value in msg.items() if key != "type"}
         return Notice(origin, kind=kind, text=clip(f"Codex event {kind}: {json_text(rest)}"))
 
@@ -153,7 +155,7 @@ class LegacyStream:
             self._tokens = _sum(self._tokens, tokens_of(usage))
             return Ignored(origin, kind=kind)
         if kind == "error":
-            self._error = text_or_empty(msg.get("message")) or "error"
+            self._error = api_error_text(text_or_empty(msg.get("message"))) or "error"
             return Notice(origin, kind="error", text=clip(self._error), level="warning")
         if kind == "task_complete":
             return self._result(origin, text_or_none(msg.get("last_agent_message")), None)

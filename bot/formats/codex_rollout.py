@@ -49,7 +49,7 @@ from mypy_extensions import mypyc_attr
 from bot.formats import codex_rollout_tools as tools
 from bot.formats.codex_rollout_texts import Texts
 from bot.formats.codex_rollout_turns import Tokens, is_exec_run, run_result
-from bot.formats.common import to_utc, turn_notice
+from bot.formats.common import api_error_text, to_utc, turn_notice
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
 from bot.records import (
@@ -289,7 +289,8 @@ class Parser(LineParser):
             out.append(Ignored(origin, kind=kind))  # its call's output says the same
         else:
             notice_kind, level = _NOTICES.get(kind, (kind, "info"))
-            text = text_or_empty(payload.get("message")) or _event_text(kind, payload)
+            text = api_error_text(text_or_empty(payload.get("message")))
+            text = text or _event_text(kind, payload)
             out.append(_notice(origin, notice_kind, text, level))
 
     def _answered(self, payload: dict[str, Any], origin: Origin, out: Out) -> None:

@@ -101,6 +101,18 @@ def loads_maybe(value: object) -> Any:
     return value
 
 
+def api_error_text(text: str) -> str:
+    """An error's ``text``, or when it is the API's error envelope as JSON (``{"type": "error",
+    "status": 400, "error": {"message": …}}``), its inner message and the HTTP status."""
+    envelope = loads_maybe(text)
+    inner = envelope.get("error") if isinstance(envelope, dict) else None
+    message = inner.get("message") if isinstance(inner, dict) else None
+    if not isinstance(message, str) or not message.strip():
+        return text
+    status = as_int(envelope.get("status")) if isinstance(envelope, dict) else None
+    return message if status is None else f"{message} (HTTP {status})"
+
+
 def type_of(obj: object) -> str | None:
     """The ``type`` of a JSON object line, or None when ``obj`` is not an object or its ``type``
     is not a string (a line no typed-event parser can read)."""

@@ -786,6 +786,25 @@ def test_legacy_error_in_a_task_fails_its_completion() -> None:
     )
 
 
+def test_legacy_error_whose_message_is_a_json_envelope_says_its_inner_message() -> None:
+    envelope = '{"type":"error","status":400,"error":{"message":"Unsupported model"}}'
+    records = parse(legacy("task_started"), legacy("error", message=envelope),
+                    legacy("stream_error", message=envelope),
+                    legacy("task_complete", last_agent_message=None))  # fmt: skip
+    said = "Unsupported model (HTTP 400)"
+    assert [n.text for n in only(records, Notice)] == [said, said]
+    assert single(records, SessionResult).error == said
+
+
+def test_legacy_extract_error_of_plain_text_is_said_as_it_is() -> None:
+    records = corpus_records(LEGACY, LEGACY_DIR)
+    (notice,) = only(records, Notice)
+    assert notice.text == (
+        "Missing environment variable: `OPENAI_API_KEY`. Create an API key "
+        "(https://platform.openai.com) and export it as an environment variable."
+    )
+
+
 def test_legacy_aborted_turn_fails_as_aborted() -> None:
     result = parse(legacy("turn_aborted", reason="interrupted"))[-1]
     assert isinstance(result, SessionResult)

@@ -587,6 +587,12 @@ def test_error_events_are_notices_at_their_level_and_quiet_events_are_ignored() 
     assert found[-1] == Ignored(found[-1].origin, kind="item_completed")
 
 
+def test_an_error_event_whose_message_is_a_json_envelope_says_its_inner_message() -> None:
+    envelope = '{"type":"error","status":429,"error":{"message":"Rate limit reached"}}'
+    found = parsed(event("error", message=envelope))
+    assert [n.text for n in of(Notice, found)] == ["Rate limit reached (HTTP 429)"]
+
+
 # -- texts ------------------------------------------------------------------------------------
 
 
