@@ -10,7 +10,7 @@ directory's name), no model field, no tokens, no end record. Record → records:
 - USER_INPUT → UserText (the ``<USER_REQUEST>`` body); a later model change → Notice("model");
 - PLANNER_RESPONSE → Thinking (``thinking``), AssistantText (``content``), and a ToolCall per
   ``tool_calls[k]`` (id ``<step>:<k>``; every argument, a JSON text, decoded once;
-  ``call_mcp_tool`` → ``Server.Tool`` with its ``Arguments`` as the input); one with content
+  ``call_mcp_tool`` → ``mcp__Server__Tool`` with its ``Arguments`` as the input); one with content
   and no tool call is the answer: also TurnEnded (agy waits for the user);
 - any other MODEL record, and an ERROR_MESSAGE about an invalid tool call, is a tool step: the
   ToolResult of the call it answers (``antigravity_steps``), failed when its status is FAILED, a
@@ -34,7 +34,7 @@ from mypy_extensions import mypyc_attr
 
 from bot.formats.antigravity_steps import ToolSteps
 from bot.formats.claude_transcript_links import tag
-from bot.formats.common import to_utc
+from bot.formats.common import mcp_name, to_utc
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
 from bot.records import (
@@ -212,9 +212,9 @@ def _tool_call(call: object, call_id: str, origin: Origin) -> ToolCall:
         if isinstance(server, str) and server and isinstance(tool, str) and tool:
             inner = args.get("Arguments")
             if isinstance(inner, dict):
-                return ToolCall(origin, call_id=call_id, name=f"{server}.{tool}", input=inner)
+                return ToolCall(origin, call_id=call_id, name=mcp_name(server, tool), input=inner)
             rest = {key: value for key, value in args.items() if key not in _MCP_KEYS}
-            return ToolCall(origin, call_id=call_id, name=f"{server}.{tool}", input=rest)
+            return ToolCall(origin, call_id=call_id, name=mcp_name(server, tool), input=rest)
     return ToolCall(origin, call_id=call_id, name=name, input=args)
 
 

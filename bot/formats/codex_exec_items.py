@@ -8,9 +8,10 @@ the item's id):
   exit code is not 0;
 - ``file_change {changes: [{path, kind}], status}`` (often completed only) → ToolCall
   ("apply_patch") + ToolResult, an error when ``status`` is failed;
-- ``mcp_tool_call {server, tool, arguments, result, error, status}`` → ToolCall("server.tool");
-  an error when ``status`` is failed or ``error`` is given (``{message}``, a string, or null with
-  the failure's text in ``result.content``);
+- ``mcp_tool_call {server, tool, arguments, result, error, status}`` → ToolCall
+  ("mcp__server__tool", as Claude names an MCP tool's call); an error when ``status`` is failed
+  or ``error`` is given (``{message}``, a string, or null with the failure's text in
+  ``result.content``);
 - ``web_search {query, action}`` → ToolCall("web_search") + ToolResult;
 - ``collab_tool_call {tool, receiver_thread_ids, prompt, agents_states, status}``: ``spawn_agent``
   → Delegation (to the first receiver) and a SubagentLink per receiver thread; ``send_input``,
@@ -27,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from bot.formats.common import text_of
+from bot.formats.common import mcp_name, text_of
 from bot.records import (
     AssistantText,
     Delegation,
@@ -90,7 +91,7 @@ def _call(kind: str, item: Item, call_id: str, origin: Origin) -> Record:
 
 
 def _mcp_call(item: Item, call_id: str, origin: Origin) -> ToolCall:
-    name = f"{text_or_empty(item.get('server'))}.{text_or_empty(item.get('tool'))}"
+    name = mcp_name(text_or_empty(item.get("server")), text_or_empty(item.get("tool")))
     arguments = item.get("arguments")
     if isinstance(arguments, dict):
         return ToolCall(origin, call_id=call_id, name=name, input=arguments)

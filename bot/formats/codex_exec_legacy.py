@@ -33,7 +33,7 @@ from typing import Any, Final
 from mypy_extensions import mypyc_attr
 
 from bot.formats.codex_exec_items import exit_output
-from bot.formats.common import api_error_text, remember, text_of
+from bot.formats.common import api_error_text, mcp_name, remember, text_of
 from bot.records import (
     AssistantText,
     Ignored,
@@ -209,7 +209,7 @@ def _call(tool: str, msg: Event, call_id: str, origin: Origin) -> Record:
     if tool == "mcp_tool_call":
         invocation = msg.get("invocation")
         called: Event = invocation if isinstance(invocation, dict) else msg  # older: at the top
-        name = f"{text_or_empty(called.get('server'))}.{text_or_empty(called.get('tool'))}"
+        name = mcp_name(text_or_empty(called.get("server")), text_or_empty(called.get("tool")))
         given = called.get("arguments")
         return ToolCall(origin, call_id=call_id, name=name, input=dict_or_empty(given))
     if tool == "web_search":

@@ -27,7 +27,7 @@ from typing import Any, Final
 from mypy_extensions import mypyc_attr
 
 from bot.formats.codex_rollout_outputs import failed_status, mcp_result, output_of, status_text
-from bot.formats.common import loads_maybe, remember, text_of
+from bot.formats.common import loads_maybe, mcp_name, remember, text_of
 from bot.records import (
     Delegation,
     Ignored,
@@ -194,7 +194,7 @@ def mcp_call_end(payload: dict[str, Any], origin: Origin, calls: Calls, out: Out
     invocation = payload.get("invocation")
     invocation = invocation if isinstance(invocation, dict) else {}
     server, tool = text_or_empty(invocation.get("server")), text_or_empty(invocation.get("tool"))
-    name = f"mcp__{server}__{tool}" if server else tool
+    name = mcp_name(server, tool)
     if not calls.known(call_id):
         given = invocation.get("arguments")
         args = given if isinstance(given, dict) else {}

@@ -113,6 +113,12 @@ def api_error_text(text: str) -> str:
     return message if status is None else f"{message} (HTTP {status})"
 
 
+def mcp_name(server: str, tool: str) -> str:
+    """An MCP tool's call named as Claude names it, ``mcp__server__tool`` (a message shows it
+    as ``server › tool``: ``session.tool_calls.shown_name``); the tool alone with no server."""
+    return f"mcp__{server}__{tool}" if server and tool else tool or server
+
+
 def type_of(obj: object) -> str | None:
     """The ``type`` of a JSON object line, or None when ``obj`` is not an object or its ``type``
     is not a string (a line no typed-event parser can read)."""

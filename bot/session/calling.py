@@ -28,9 +28,11 @@ from bot.session.tool_calls import (
     ToolCallState,
     ToolStatus,
     describe_call,
+    mcp_tool,
     one_line_start,
     output_preview,
     result_preview,
+    shown_name,
 )
 
 if TYPE_CHECKING:
@@ -49,7 +51,7 @@ def tool_call(session: Session, record: ToolCall, at: datetime | None, shown: bo
     parent = session.parent_of(record)
     call = ToolCallState(  # positional (id, name, summary, status, parent, started_at)
         record.call_id,
-        sys.intern(record.name),  # a handful of names, repeated in every session
+        sys.intern(shown_name(record.name)),  # a handful of names, repeated in every session
         describe_call(record.name, record.input, record.raw_input, session.info.cwd),
         ToolStatus.RUNNING,
         parent,
@@ -159,6 +161,8 @@ def tool_result(session: Session, record: ToolResult, at: datetime | None, shown
     if call is None:
         _keep_early_result(session, record, at, shown)
         return
+    if record.name is not None and call.name != record.name:
+        _named_by_result(call, record.name)
     if record.interrupted:
         set_status(session, call, ToolStatus.INTERRUPTED)
     else:
@@ -182,6 +186,14 @@ def tool_result(session: Session, record: ToolResult, at: datetime | None, shown
         )
         # A success's message shows its output as one line: only that line's start is kept.
         call.output = output if record.is_error else one_line_start(output, RESULT_PREVIEW)
+
+
+def _named_by_result(call: ToolCallState, name: str) -> None:
+    """A call named by its tool alone whose result names its MCP server too (a Codex rollout's
+    ``function_call`` and its ``mcp_tool_call_end``) is shown by its server and tool."""
+    mcp = mcp_tool(name)
+    if mcp is not None and mcp[1] == call.name:
+        call.name = sys.intern(shown_name(name))
 
 
 def _forget_closed_calls(session: Session) -> None:

@@ -148,12 +148,35 @@ def _first_str(
     return None
 
 
-def _mcp_summary(name: str, args: Mapping[str, Any], cwd: str | None) -> str:
+def mcp_tool(name: str) -> tuple[str, str] | None:
+    """(server, tool) of an MCP tool's call, named ``mcp__server__tool`` as Claude names it
+    (and each format names the MCP calls of its log: ``formats.common.mcp_name``); else None."""
+    if not name.startswith(_MCP_PREFIX):
+        return None
     parts = name.split("__", 2)
-    server, tool = (parts[1], parts[2]) if len(parts) == 3 else (name, "")
-    detail = _generic_summary(args, cwd)
-    head = f"{server} › {tool}" if tool else server
-    return f"{head}: {detail}" if detail else head
+    return (parts[1], parts[2]) if len(parts) == 3 and parts[1] and parts[2] else None
+
+
+def shown_name(name: str) -> str:
+    """A call's name as a message shows it: an MCP tool's as ``server › tool``."""
+    mcp = mcp_tool(name)
+    return name if mcp is None else f"{mcp[0]} › {mcp[1]}"
+
+
+def _mcp_summary(tool: str, args: Mapping[str, Any], cwd: str | None) -> str:
+    """An MCP call's arguments by the rules of other tools (its tool's own summary, else the
+    argument that says what it does), else its first text argument rather than all its JSON."""
+    summarize = _BY_NAME.get(tool.lower())
+    text = summarize(args, cwd) if summarize is not None else ""
+    if text:
+        return text
+    preferred = _first_str(args, _PREFERRED_KEYS, cwd)
+    if preferred is not None:
+        return preferred
+    for value in args.values():
+        if isinstance(value, str) and value and not value.isspace():
+            return value
+    return _generic_summary(args, cwd)
 
 
 # The arguments a summary of an unknown tool shows, the first found in this order.
@@ -271,13 +294,14 @@ def describe_call(
 ) -> str:
     """A one-line summary of a call's arguments that fits the tool: the Bash command, the file
     path for Read/Edit/Write, the pattern for Grep/Glob, the URL, the query, a subagent's task,
-    an MCP tool's server and name. Arguments that were not valid JSON are shown raw. A path
+    an MCP tool's first text argument. Arguments that were not valid JSON are shown raw. A path
     below the session's working directory ``cwd`` is shown relative to it (a command is shown
     as it was run)."""
     if raw_input is not None and not args:
         return _clip(raw_input)
-    if name.startswith("mcp__"):
-        return _clip(_mcp_summary(name, args, cwd))
+    mcp = mcp_tool(name)
+    if mcp is not None:  # its name (``shown_name``) says its server and tool
+        return _clip(_mcp_summary(mcp[1], args, cwd))
     summarize = _BY_NAME.get(name.lower())
     text = summarize(args, cwd) if summarize is not None else _generic_summary(args, cwd)
     return _clip(text or _generic_summary(args, cwd))
@@ -290,6 +314,7 @@ def output_preview(output: str, limit: int = PREVIEW_LIMIT) -> tuple[str, int, i
     return (output if size <= limit else output[:limit]), size, lines
 
 
+_MCP_PREFIX: Final = "mcp__"
 # The path arguments shown relative to the working directory (camelCase: opencode's).
 _PATH_KEYS: Final = (
     "file_path", "path", "notebook_path", "absolute_path", "dir_path", "filePath", "AbsolutePath",

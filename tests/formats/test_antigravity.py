@@ -205,7 +205,7 @@ def test_each_argument_is_decoded_once_from_its_json_text() -> None:
     }
 
 
-def test_an_mcp_call_is_named_server_dot_tool_with_its_arguments_as_input() -> None:
+def test_an_mcp_call_is_named_as_claude_names_one_with_its_arguments_as_input() -> None:
     args = {
         "ServerName": '"notes"',
         "ToolName": '"edit_content"',
@@ -216,7 +216,7 @@ def test_an_mcp_call_is_named_server_dot_tool_with_its_arguments_as_input() -> N
         step(8, "PLANNER_RESPONSE", tool_calls=[{"name": "call_mcp_tool", "args": args}])
     )
     call = single(records, ToolCall)
-    assert (call.name, call.input) == ("notes.edit_content", {"id": "n1"})
+    assert (call.name, call.input) == ("mcp__notes__edit_content", {"id": "n1"})
 
 
 def test_a_call_of_no_known_shape_is_kept_raw() -> None:
@@ -411,7 +411,7 @@ def test_mcp_wrapper_file_one_mcp_call_after_a_gap_and_the_answer() -> None:
     assert single(records, SessionStarted).model is None
     assert single(records, UserText).text == "Retrieve sample context"
     call = single(records, ToolCall)
-    assert (call.call_id, call.name, call.input) == ("3:0", "notes_alias.get_context", {})
+    assert (call.call_id, call.name, call.input) == ("3:0", "mcp__notes_alias__get_context", {})
     assert answers(records) == {"3:0": ("context available", False)}
     assert single(records, Thinking).text == "Retrieving sample context."
     assert single(records, AssistantText).text == "ack"

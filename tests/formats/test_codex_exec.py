@@ -182,7 +182,7 @@ def test_all_formats_file_every_tool_kind_three_failures_todos_and_two_turns() -
     assert Counter(c.name for c in calls) == {
         "shell": 2,
         "apply_patch": 2,
-        "github.search_issues": 2,
+        "mcp__github__search_issues": 2,
         "web_search": 1,
     }
     results = only(records, ToolResult)
@@ -270,6 +270,12 @@ def test_captured_runs_one_session_their_calls_thinking_answer_and_tokens(name: 
     assert tokens(result) == (given, cached, output, None)
 
 
+def test_all_formats_file_shows_its_mcp_calls_by_server_tool_and_query() -> None:
+    (session,) = build_preview([path_of(FAMILY_DIR, CORPUS_FILES[0])]).sessions()
+    shown = [(c.name, c.summary) for c in session.calls.values() if "›" in c.name]
+    assert shown == [("github › search_issues", "exec --json"), ("github › search_issues", "")]
+
+
 def test_a_run_cut_after_its_turn_started_has_no_result_and_stays_running() -> None:
     records = corpus_records("jnarowski__agentcmd__stream-output-multi-1.jsonl")
     assert [type(r) for r in records] == [SessionStarted, Ignored]
@@ -330,7 +336,7 @@ def test_file_change_file_failed_git_status_and_a_two_file_patch() -> None:
 def test_mcp_call_failed_with_a_null_error_says_the_text_of_its_result() -> None:
     records = corpus_records("shane-kercheval__switchboard__mcp-tool-call.jsonl")
     call = single(records, ToolCall)
-    assert (call.name, call.input) == ("example_mcp_server.list_tags", {})
+    assert (call.name, call.input) == ("mcp__example_mcp_server__list_tags", {})
     result = single(records, ToolResult)
     assert (result.is_error, result.output) == (True, "Invalid or expired token")
 
@@ -599,7 +605,7 @@ def test_an_mcp_call_fails_on_its_status_or_any_error_shape(
                  **{"result": None, "error": None, **fields})  # fmt: skip
     call, result = parse(THREAD, value)[1:]
     assert isinstance(call, ToolCall) and isinstance(result, ToolResult)
-    assert (call.name, call.input) == ("s.t", {"a": 1})
+    assert (call.name, call.input) == ("mcp__s__t", {"a": 1})
     assert (result.output, result.is_error) == (output, is_error)
 
 
@@ -752,7 +758,7 @@ def test_legacy_mcp_call_ok_or_err(result: dict[str, Any], output: str, is_error
                     legacy("mcp_tool_call_end", call_id="m", invocation=invocation,
                            duration="1s", result=result))  # fmt: skip
     call, answer = single(records, ToolCall), single(records, ToolResult)
-    assert (call.name, call.input) == ("notes.find", {"q": "x"})
+    assert (call.name, call.input) == ("mcp__notes__find", {"q": "x"})
     assert (answer.output, answer.is_error) == (output, is_error)
 
 

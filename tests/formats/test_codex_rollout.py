@@ -39,6 +39,7 @@ from bot.sources.files import read_bytes, split_lines
 from tests.conftest import CORPUS, FIXTURES, corpus_file, read_records
 from tests.formats.helpers import spending_of
 
+MCP_MUTATIONS = "shane-kercheval__switchboard__mcp-content-mutations.session.jsonl"
 DIR = "codex-rollout"
 FAMILY = codex_rollout.FAMILY
 LEGACY = "Karrq__vibe-kanban__codex.rs.legacy-extract.jsonl"  # the codex-exec-json family's
@@ -274,6 +275,14 @@ def test_the_040_rollout_s_header_says_the_tokens_out_of_both_its_processes() ->
     assert shown == []  # a thread: no result, yet what it spent shows
     assert header == ("💬 *Waiting for the user* · 57 tool calls (12 failed) · 10m 15s"
                       " · 8.7k tokens out")  # 8,337 + 335
+
+
+def test_mcp_calls_are_shown_by_server_and_tool_the_server_of_a_bare_name_from_its_end() -> None:
+    (session,) = build_preview([corpus_file(DIR, MCP_MUTATIONS)]).sessions()
+    assert [(c.name, c.summary) for c in session.calls.values()] == [
+        ("notes_alias › edit_content", "note-example"),  # namespace "mcp__notes_alias__"
+        ("prompts_alias › create_prompt", "Prompt body"),  # its mcp_tool_call_end's server
+    ]
 
 
 def test_the_040_rollout_fails_its_twelve_sandbox_refusals_and_waits_after_its_answer() -> None:

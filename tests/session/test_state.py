@@ -91,6 +91,19 @@ def test_parallel_results_match_their_calls_in_any_order() -> None:
     assert session.calls["b"].status is ToolStatus.ERROR
 
 
+def test_an_mcp_call_is_shown_by_its_server_and_tool() -> None:
+    session = session_of(started(), call("a", name="mcp__github__search_issues"))
+    assert (session.calls["a"].name, session.calls["a"].summary) == ("github › search_issues", "ls")
+
+
+def test_a_result_naming_its_calls_mcp_server_shows_the_call_by_server_and_tool() -> None:
+    session = session_of(
+        started(), call("a", name="create_prompt"), call("b", name="edit"),
+        result("a", name="mcp__prompts__create_prompt"), result("b", name="mcp__notes__write"),
+    )  # fmt: skip
+    assert [session.calls[c].name for c in "ab"] == ["prompts › create_prompt", "edit"]
+
+
 def test_result_without_a_call_is_counted_as_unmatched_not_shown() -> None:
     session = session_of(started(), result("nobody"))
     assert session.unmatched_results == 1

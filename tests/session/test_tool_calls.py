@@ -4,7 +4,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.session.tool_calls import SUMMARY_LIMIT, describe_call, result_preview
+from bot.session.tool_calls import (
+    SUMMARY_LIMIT,
+    describe_call,
+    mcp_tool,
+    result_preview,
+    shown_name,
+)
 
 
 @pytest.mark.parametrize(
@@ -21,7 +27,7 @@ from bot.session.tool_calls import SUMMARY_LIMIT, describe_call, result_preview
         ("WebFetch", {"url": "https://x.test/a", "prompt": "sum"}, "https://x.test/a"),
         ("WebSearch", {"query": "slack rate limits"}, "slack rate limits"),
         ("Task", {"description": "Explore", "subagent_type": "Explore"}, "Explore: Explore"),
-        ("mcp__github__create_issue", {"title": "Bug"}, 'github › create_issue: {"title":"Bug"}'),
+        ("mcp__github__create_issue", {"title": "Bug"}, "Bug"),
         ("web_search", {"query": "larry"}, "larry"),
         ("read", {"filePath": "/src/app.py", "offset": 10, "limit": 5}, "/src/app.py:10-15"),
         ("list", {"filePath": "/src"}, "/src"),
@@ -32,6 +38,43 @@ from bot.session.tool_calls import SUMMARY_LIMIT, describe_call, result_preview
 )  # fmt: skip
 def test_summary_fits_the_tool(name: str, args: dict[str, object], expected: str) -> None:
     assert describe_call(name, args) == expected
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        ({"q": "exec --json", "limit": 5}, "exec --json"),  # its first text argument
+        ({"id": "n-1", "query": "todo"}, "todo"),  # the argument that says what it does
+        ({"limit": 5}, '{"limit":5}'),  # no text: its JSON, as another tool's
+        ({}, ""),
+    ],
+)
+def test_an_mcp_call_is_summarised_by_its_arguments_text_not_its_json(
+    args: dict[str, object], expected: str
+) -> None:
+    assert describe_call("mcp__github__search_issues", args) == expected
+
+
+def test_an_mcp_call_follows_its_tools_own_summary_rule() -> None:
+    assert describe_call("mcp__fs__read", {"file_path": "/w/a.py", "limit": 3}, None, "/w") == (
+        "a.py:1-4"
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "shown", "parts"),
+    [
+        ("mcp__github__search_issues", "github › search_issues", ("github", "search_issues")),
+        ("mcp__notes__edit__v2", "notes › edit__v2", ("notes", "edit__v2")),
+        ("mcp__github", "mcp__github", None),
+        ("mcp____tool", "mcp____tool", None),
+        ("Bash", "Bash", None),
+    ],
+)
+def test_an_mcp_tools_name_is_shown_as_server_and_tool(
+    name: str, shown: str, parts: tuple[str, str] | None
+) -> None:
+    assert (shown_name(name), mcp_tool(name)) == (shown, parts)
 
 
 def test_invalid_json_arguments_are_shown_raw() -> None:
