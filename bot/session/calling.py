@@ -1,8 +1,9 @@
 """How tool calls, delegations and their results change a session: each call is tracked, a call
 shown in the thread goes into a tool group (or a delegation's own item), and its result ends it.
 
-A result that comes before its call (a log written out of order) is kept until the call comes,
-``EARLY_RESULTS`` of them at most. Each change to a call marks the thread items that show it as
+A result that comes before its call (a log written out of order, or one that starts after the
+call) is said as a notice, once for its call, and kept until the call comes, ``EARLY_RESULTS``
+of them at most. Each change to a call marks the thread items that show it as
 changed (``Session.call_changed``): their messages are the ones built again.
 """
 
@@ -21,7 +22,8 @@ from bot.caps import (
     RESULT_PREVIEW,
     SUMMARY_LIMIT,
 )
-from bot.records import Delegation, ToolCall, ToolResult
+from bot.records import Delegation, Notice, ToolCall, ToolResult
+from bot.session import saying
 from bot.session.thread import DelegationItem, ToolGroup
 from bot.session.tool_calls import (
     OPEN_STATUSES,
@@ -38,6 +40,7 @@ from bot.session.tool_calls import (
 if TYPE_CHECKING:
     from bot.session.state import Session
 
+_UNMATCHED: Final = "Output of a tool call not in the log"
 EARLY_RESULTS: Final = 64  # results kept while their calls have not come; the oldest is dropped
 
 
@@ -130,6 +133,17 @@ def _keep_early_result(
         session.dropped_results += 1
 
 
+def _say_unmatched(session: Session, record: ToolResult, shown: bool) -> None:
+    """A result whose call the log has not shown (it may never: a log that starts after the
+    call) is said in the thread, by its first line, once for its call: the thread does not
+    lose it. Still kept (``early``): its call, if it comes, takes it."""
+    head = record.output.lstrip()[: 2 * RESULT_PREVIEW]
+    first = head.split("\n", 1)[0].strip()[:RESULT_PREVIEW]
+    text = f"{_UNMATCHED}: {first}" if first else _UNMATCHED
+    notice = Notice(record.origin, kind="tool output", text=text)
+    saying.notice(session, notice, shown)
+
+
 def show_in_group(session: Session, call_id: str) -> None:
     """Show the call in the last tool group, or in a new one when that one is done."""
     items = session.items
@@ -159,6 +173,8 @@ def _group_done(session: Session, group: ToolGroup) -> bool:
 def tool_result(session: Session, record: ToolResult, at: datetime | None, shown: bool) -> None:
     call = session.calls.get(record.call_id)
     if call is None:
+        if not record.call_id or record.call_id not in session.early:
+            _say_unmatched(session, record, shown)
         _keep_early_result(session, record, at, shown)
         return
     if record.name is not None and call.name != record.name:

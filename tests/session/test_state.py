@@ -5,6 +5,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from bot.caps import ANSWER_KEPT, PREVIEW_LIMIT, RESULT_PREVIEW
+from bot.preview import build_preview
 from bot.records import (
     AssistantText,
     Compaction,
@@ -35,6 +36,7 @@ from bot.session.thread import (
     ToolGroup,
     UserTurn,
 )
+from tests.conftest import corpus_file
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 SID = "s1"
@@ -104,10 +106,47 @@ def test_a_result_naming_its_calls_mcp_server_shows_the_call_by_server_and_tool(
     assert [session.calls[c].name for c in "ab"] == ["prompts › create_prompt", "edit"]
 
 
-def test_result_without_a_call_is_counted_as_unmatched_not_shown() -> None:
-    session = session_of(started(), result("nobody"))
+def test_result_without_a_call_is_counted_as_unmatched_and_said_by_its_first_line() -> None:
+    session = session_of(started(), ToolResult(Origin(SID, at(2), 3), call_id="nobody",
+                                               output="\n  first line  \nsecond"))  # fmt: skip
     assert session.unmatched_results == 1
     assert session.calls == {}
+    (item,) = session.items
+    assert isinstance(item, NoticeItem)
+    assert (item.text, item.level) == ("Output of a tool call not in the log: first line", "info")
+
+
+def test_an_unmatched_result_is_said_once_and_its_call_coming_later_still_takes_it() -> None:
+    session = session_of(started(), result("a"), result("a"), result("b", is_error=True))
+    assert [type(item) for item in session.items] == [NoticeItem, NoticeItem]
+    assert session.unmatched_results == 2
+    session.apply(call("a", t=3))
+    assert session.calls["a"].status is ToolStatus.OK
+    assert session.unmatched_results == 1
+
+
+def test_an_unmatched_result_under_a_hidden_verbosity_is_not_said() -> None:
+    session = session_of(started(), result("a"), verbosity=Verbosity.QUIET)
+    assert session.items == [] and session.unmatched_results == 1
+
+
+@pytest.mark.parametrize(
+    ("folder", "name", "said", "unmatched"),
+    [
+        ("codex-rollout", "jnarowski__agentcmd__function-output-error.jsonl", 1, 1),  # line 1
+        ("legion-backend", "synthetic__seed-000__twenty_questions.jsonl", 1, 1),
+        ("openai-messages", "invariantlabs-ai__explorer__webarena.jsonl", 2, 2),
+        # its one is a subagent's (line 5, isSidechain): said in its call's count, not the thread
+        ("claude-transcript", "daaain__claude-code-log__sidechain_integrated.jsonl", 0, 1),
+    ],
+)
+def test_corpus_results_whose_calls_are_not_in_the_log_are_said(
+    folder: str, name: str, said: int, unmatched: int
+) -> None:
+    sessions = build_preview([corpus_file(folder, name)]).sessions()
+    notices = [i for s in sessions for i in s.items if isinstance(i, NoticeItem)]
+    shown = [n for n in notices if n.text.startswith("Output of a tool call not in the log: ")]
+    assert (len(shown), sum(s.unmatched_results for s in sessions)) == (said, unmatched)
 
 
 def test_session_result_interrupts_calls_still_running() -> None:
