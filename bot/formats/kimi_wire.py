@@ -8,7 +8,8 @@ user writes, Kimi answers, the user writes again: ``kimi --continue`` resumes it
 end with ``turn.ended`` (upstream MoonshotAI/kimi-code ``turnOps.ts``; the corpus sample has
 none). Record → records:
 
-- ``metadata`` (or the first record) → SessionStarted (agent "Kimi Code", version); a
+- ``metadata`` (or the first record) → SessionStarted (agent "Kimi Code", version), with no
+  time: the session's times are its records' (``created_at`` is the journal's own); a
   ``config.update`` or ``profile.bind`` naming a model or a cwd, and the first ``usage.record``
   when no model is known, → SessionStarted again (hidden: it completes the session's details);
 - ``turn.prompt``, ``turn.steer`` → UserText (a prompt Kimi made itself, e.g. a cron job's, →
@@ -118,9 +119,10 @@ class Parser(LineParser):
         kind = obj.get("type")
         if not isinstance(kind, str) or not ("time" in obj or kind == "metadata"):
             return None
-        stamp = obj.get("time")
-        at = to_utc(obj.get("created_at") if stamp is None else stamp)
-        origin = Origin(self._session, at, line)
+        # The metadata line's ``created_at`` is when the journal was made (``wireService.seal``:
+        # before the session's first record, by however long it sat idle) or re-made (a journal
+        # migrated on resume gets a new metadata line): not a time of the session's work.
+        origin = Origin(self._session, to_utc(obj.get("time")), line)
         out: Out = []
         if not self._started:
             self._started = True

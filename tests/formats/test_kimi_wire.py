@@ -4,12 +4,14 @@ parser)."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
 
 from blocks.root import status_line
 from bot.formats import FORMATS, detect_family, kimi_wire
+from bot.formats.common import to_utc
 from bot.formats.kimi_wire import Parser, detect, session_of
 from bot.preview import build_preview, preview_document
 from bot.records import (
@@ -135,6 +137,16 @@ def test_settings_complete_the_session_hidden_and_without_them_usage_names_the_m
     assert (first.agent, first.version, first.model) == ("Kimi Code", "0.14.2", None)
     assert (cwd.cwd, model.model) == ("/work", "kimi-k2")
     assert [r.kind for r in only(records, Ignored)] == ["config.update", "usage.record"]
+
+
+def test_the_metadata_lines_created_at_is_no_time_of_the_session() -> None:
+    records = parse({"type": "metadata", "protocol_version": "1.5", "created_at": T - 60_000},
+                    prompt("go"))  # fmt: skip
+    assert [r.timestamp for r in records] == [None, to_utc(T)]
+    session = Session("wire")
+    for record in records:
+        session.apply(record)
+    assert session.first_at == to_utc(T)
 
 
 # --- turns ---------------------------------------------------------------------------------
@@ -353,6 +365,17 @@ def test_sample_one_prompt_three_calls_paired_by_id_and_no_end() -> None:
     assert only(records, SessionResult) == only(records, TurnEnded) == []  # no turn.ended
 
 
+def test_sample_session_runs_from_its_first_record_not_its_journals_creation() -> None:
+    path = corpus_file(FAMILY_DIR, SAMPLE)
+    raw = raw_records(path)
+    times = [v["time"] for v in raw if "time" in v]
+    assert raw[0]["created_at"] == times[0] - 5_014_055  # the journal made 83 minutes earlier
+    (session,) = build_preview([path]).sessions()
+    assert session.first_at == to_utc(times[0])  # line 2's time
+    assert session.last_at == to_utc(max(times))
+    assert session.last_at - session.first_at == timedelta(milliseconds=10)
+
+
 def test_sample_tokens_add_up_into_the_turns_notice() -> None:
     path = corpus_file(FAMILY_DIR, SAMPLE)
     raw = raw_records(path)
@@ -372,7 +395,7 @@ def test_sample_tokens_add_up_into_the_turns_notice() -> None:
     assert (spent.input_tokens, spent.output_tokens, spent.cache_read_tokens) == (
         14341, 570, 14336)  # fmt: skip
     assert (spent.cache_write_tokens, spent.cost_usd) == (0, None)
-    assert header.endswith(" · 3 tool calls · 1h 23m · 570 tokens out")
+    assert header.endswith(" · 3 tool calls · 0.0s · 570 tokens out")
 
 
 def test_sample_previews_with_an_unknown_outcome_and_three_calls_ok() -> None:
