@@ -24,7 +24,7 @@ from bot.caps import (
 from bot.controls import FULL_OUTPUT, button_value
 from bot.session import Session, ToolCallState, ToolStatus
 from bot.session.thread import Narration, ToolGroup
-from bot.session.tool_calls import OPEN_STATUSES
+from bot.session.tool_calls import OPEN_STATUSES, answers_as_agent
 
 
 def tools_message(group: ToolGroup, session: Session) -> Message:
@@ -95,11 +95,25 @@ def _full_output_button(session_id: str, call_id: str) -> Block:
 
 
 def result_note(call: ToolCallState) -> str:
+    """``→ the output's first line`` of a call that succeeded; an agent's answer with its
+    Markdown marks read (``**11 words**`` bold), a command's output as it is."""
     if call.status is not ToolStatus.OK or not call.output_size:
         return ""
-    first = one_line(call.output, RESULT_PREVIEW)
     more = f" _({plural(call.output_lines, 'line')})_" if call.output_lines > 1 else ""
-    return f"→ {escape_mrkdwn(first)}{more}"
+    if answers_as_agent(call):
+        return f"→ {_answer_line(call.output)}{more}"
+    return f"→ {escape_mrkdwn(one_line(call.output, RESULT_PREVIEW))}{more}"
+
+
+def _answer_line(text: str) -> str:
+    """The start of an agent's answer as one line of mrkdwn: its Markdown read line by line
+    (a heading bold, not the line it is joined to), then its lines joined and cut (never in an
+    entity or a link) to the line a command's output gets; escaped as said when reading its
+    marks leaves nothing (a fence's opening alone)."""
+    said = one_line(to_mrkdwn(text), 8 * RESULT_PREVIEW)
+    if not said:
+        return escape_mrkdwn(one_line(text, RESULT_PREVIEW))
+    return truncate_escaped(said, RESULT_PREVIEW)
 
 
 def subagent_note(call: ToolCallState, session: Session) -> str:

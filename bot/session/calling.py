@@ -29,6 +29,7 @@ from bot.session.tool_calls import (
     OPEN_STATUSES,
     ToolCallState,
     ToolStatus,
+    answers_as_agent,
     describe_call,
     mcp_tool,
     one_line_start,
@@ -200,8 +201,10 @@ def tool_result(session: Session, record: ToolResult, at: datetime | None, shown
         output, call.output_size, call.output_lines = result_preview(
             record.output, limit, record.is_error, session.info.cwd
         )
-        # A success's message shows its output as one line: only that line's start is kept.
-        call.output = output if record.is_error else one_line_start(output, RESULT_PREVIEW)
+        # A success's message shows its output as one line: only that line's start is kept (an
+        # agent's answer keeps its lines, whose Markdown marks are read line by line).
+        kept_lines = record.is_error or answers_as_agent(call)
+        call.output = output if kept_lines else one_line_start(output, RESULT_PREVIEW)
 
 
 def _named_by_result(call: ToolCallState, name: str) -> None:

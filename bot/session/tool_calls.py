@@ -119,6 +119,13 @@ class ToolCallState:
         return seconds if seconds > 0.0 else None
 
 
+def answers_as_agent(call: ToolCallState) -> bool:
+    """Whether the call's output is an agent's answer, Markdown it wrote, rather than a
+    command's output: a delegation's, a call its subagent's calls run under, or a call of
+    the tool that starts a subagent (Claude's and Amp's ``Task``, Claude's ``Agent``)."""
+    return call.delegate is not None or bool(call.child_ids) or call.name.lower() in _AGENT_TOOLS
+
+
 def _clip(text: str, limit: int = SUMMARY_LIMIT) -> str:
     """``text`` on one line (white space runs made one space), cut to ``limit``. A long text
     is read only as far as the cut needs: the collapsed start of a text is the start of the
@@ -315,6 +322,7 @@ def output_preview(output: str, limit: int = PREVIEW_LIMIT) -> tuple[str, int, i
 
 
 _MCP_PREFIX: Final = "mcp__"
+_AGENT_TOOLS: Final = frozenset({"task", "agent"})  # the tools whose output is an agent's answer
 # The path arguments shown relative to the working directory (camelCase: opencode's).
 _PATH_KEYS: Final = (
     "file_path", "path", "notebook_path", "absolute_path", "dir_path", "filePath", "AbsolutePath",

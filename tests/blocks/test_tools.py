@@ -12,11 +12,14 @@ import pytest
 from blocks.thread import thread_messages
 from blocks.tools import result_note
 from bot.caps import OK_PREVIEW_LIMIT, RESULT_PREVIEW
+from bot.preview import build_preview
 from bot.records import Origin, SessionStarted, ToolCall, ToolResult
 from bot.session import Session
 from bot.session.settings import SessionSettings
 from bot.session.tool_calls import OutputPosition, result_preview
+from tests.conftest import corpus_file
 
+AMP = "empathic__toolpath__stream.jsonl"
 T0 = datetime(2026, 11, 24, 10, 0, tzinfo=UTC)
 # Pieces of output around which a line is cleaned, collapsed or cut differently: white space
 # runs, a carriage return, terminal escapes, an entity to escape, wide and joined characters.
@@ -41,10 +44,10 @@ def outputs() -> list[str]:
     return found
 
 
-def session_with(output: str) -> Session:
+def session_with(output: str, name: str = "Bash") -> Session:
     session = Session("s1", SessionSettings(controls=True))
     session.apply(SessionStarted(Origin("s1", T0, 1), agent="claude-code"))
-    call = ToolCall(Origin("s1", T0, 2), call_id="c1", name="Bash", input={"command": "make"})
+    call = ToolCall(Origin("s1", T0, 2), call_id="c1", name=name, input={"command": "make"})
     session.apply(call)
     session.apply(ToolResult(Origin("s1", T0, 3), call_id="c1", output=output))
     session.calls["c1"].output_at = OutputPosition("/l.jsonl", 3, 900, 800, "d")
@@ -69,6 +72,47 @@ def test_a_success_line_count_note_counts_the_lines_seen_and_only_past_one(
     output: str, note: str
 ) -> None:
     assert result_note(session_with(output).calls["c1"]) == note
+
+
+@pytest.mark.parametrize(
+    ("name", "note"),
+    [
+        ("Task", "→ `notes.md` contains *11 words*. Done. _(2 lines)_"),  # an agent's answer: read
+        ("Agent", "→ `notes.md` contains *11 words*. Done. _(2 lines)_"),
+        ("Bash", "→ `notes.md` contains **11 words**. Done. _(2 lines)_"),  # a command's: as it is
+    ],
+)
+def test_an_agents_answer_is_previewed_with_its_markdown_marks_read(name: str, note: str) -> None:
+    output = "`notes.md` contains **11 words**.\nDone."
+    assert result_note(session_with(output, name).calls["c1"]) == note
+
+
+@pytest.mark.parametrize(
+    ("output", "line"),
+    [
+        ("# Plan & <notes>", "*Plan &amp; &lt;notes&gt;*"),
+        ("- [docs](https://x.test/d) updated", "• <https://x.test/d|docs> updated"),
+        ("```py\nprint(1)\n```", "``` print(1) ```"),  # a fenced block, on one line
+        ("```py", "```py"),  # a fence's opening alone: it leaves nothing, so kept as said
+    ],
+)
+def test_an_agents_answer_line_stays_escaped_and_one_line(output: str, line: str) -> None:
+    assert result_note(session_with(output, "Task").calls["c1"]).split(" _(")[0] == f"→ {line}"
+
+
+@pytest.mark.parametrize("output", outputs())
+def test_an_agents_answer_preview_is_one_line_no_longer_than_a_commands(output: str) -> None:
+    answer, command = (result_note(session_with(output, name).calls["c1"])
+                       for name in ("Task", "Bash"))  # fmt: skip
+    assert "\n" not in answer and "<" not in answer
+    assert len(answer) <= len(command)
+
+
+def test_the_amp_corpus_task_answer_is_previewed_bold_and_its_commands_as_they_are() -> None:
+    (session,) = build_preview([corpus_file("amp-stream-json", AMP)]).sessions()
+    notes = {call.name: result_note(call) for call in session.calls.values()}
+    assert notes["Task"] == "→ `notes.md` contains *11 words*."  # said `**11 words**`
+    assert notes["shell_command"] == "→ 1 2 3 4 5 _(5 lines)_"  # `bash count.sh`, the last
 
 
 def test_a_success_keeps_no_more_than_its_line_needs() -> None:
