@@ -69,8 +69,12 @@ def notable_exit(ended: AgentExited) -> bool:
 
 
 def duration(seconds: float | None) -> str:
+    """``2.5s``, ``1m 05s``, ``2h 2m``; a time shorter than its tenth would read as none
+    (``0.0s``) reads ``under 0.1s`` (no ``<``: mrkdwn would read it as markup)."""
     if seconds is None:
         return ""
+    if 0 < seconds < 0.05:
+        return "under 0.1s"
     if seconds < 10:
         return f"{seconds:.1f}s"
     hours, rest = divmod(round(seconds), 3600)

@@ -34,6 +34,12 @@ def test_a_short_duration_reads_in_tenths_rounded_as_printf_rounds_them() -> Non
     ]
 
 
+def test_a_duration_shorter_than_its_tenth_reads_as_under_a_tenth_not_as_none() -> None:
+    assert [duration(s) for s in (0.001, 0.0499, 0.05, 0.0)] == [
+        "under 0.1s", "under 0.1s", "0.1s", "0.0s"
+    ]
+
+
 def test_a_long_duration_reads_in_whole_seconds_minutes_and_hours_halves_to_even() -> None:
     assert [duration(s) for s in (10.5, 11.5, 59.5, 61.0, 3599.5, 7322.0)] == [
         "10s", "12s", "1m 00s", "1m 01s", "1h 0m", "2h 2m"

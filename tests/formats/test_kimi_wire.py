@@ -395,7 +395,7 @@ def test_sample_tokens_add_up_into_the_turns_notice() -> None:
     assert (spent.input_tokens, spent.output_tokens, spent.cache_read_tokens) == (
         14341, 570, 14336)  # fmt: skip
     assert (spent.cache_write_tokens, spent.cost_usd) == (0, None)
-    assert header.endswith(" · 3 tool calls · 0.0s · 570 tokens out")
+    assert header.endswith(" · 3 tool calls · under 0.1s · 570 tokens out")
 
 
 def test_sample_previews_with_an_unknown_outcome_and_three_calls_ok() -> None:
