@@ -142,11 +142,12 @@ def usage(session: Session, record: Usage) -> None:
     """A step of the agent spent ``record``: the session spent it (the root says so), and
     so did its run, whose result shows it when it gives no figure of its own. No item, no
     change of status."""
-    session.spent = spent(session.spent, _as_result(record))
-    session.run_spent = _plus_usage(session.run_spent, record)
+    step = _as_result(record)
+    session.spent = spent(session.spent, step)
+    session.run_spent = spent(session.run_spent, step)
 
 
-def with_run_usage(result: SessionResult, run: Usage | None) -> SessionResult:
+def with_run_usage(result: SessionResult, run: SessionResult | None) -> SessionResult:
     """``result`` as its message shows it: where it gives no cost and no tokens, what its
     run's steps spent (a family's steps or its results carry the figures, never both)."""
     if run is None or _gives_spending(result):
@@ -179,20 +180,6 @@ def _as_result(record: Usage) -> SessionResult:
         cache_read_tokens=record.cache_read_tokens,
         cache_write_tokens=record.cache_write_tokens,
         reasoning_tokens=record.reasoning_tokens,
-    )
-
-
-def _plus_usage(before: Usage | None, more: Usage) -> Usage:
-    if before is None:
-        return more
-    return Usage(
-        more.origin,
-        cost_usd=_plus(before.cost_usd, more.cost_usd),
-        input_tokens=_add(before.input_tokens, more.input_tokens),
-        output_tokens=_add(before.output_tokens, more.output_tokens),
-        cache_read_tokens=_add(before.cache_read_tokens, more.cache_read_tokens),
-        cache_write_tokens=_add(before.cache_write_tokens, more.cache_write_tokens),
-        reasoning_tokens=_add(before.reasoning_tokens, more.reasoning_tokens),
     )
 
 

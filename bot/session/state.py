@@ -110,7 +110,7 @@ class Session:
         self.todos: tuple[Todo, ...] = ()
         self.result: SessionResult | None = None
         self.spent: SessionResult | None = None  # its results' and steps' spending (``ends``)
-        self.run_spent: Usage | None = None  # what its steps spent since its last result
+        self.run_spent: SessionResult | None = None  # what its steps spent since its last result
         self.exit: AgentExited | None = None  # how the agent's process ended, where it was seen
         self.closed = False  # its input ended (``close``), and nothing came since
         self.compactions = 0
