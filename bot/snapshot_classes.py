@@ -103,8 +103,8 @@ class Entry:
     fields: tuple[str, ...] = ()
 
 
-SCHEMA: Final = 7  # bump with any change below (see the module's docstring)
-SCHEMA_DIGEST: Final = "31b5bb8a9221bdd2"  # (tests/test_snapshot.py says the new one)
+SCHEMA: Final = 8  # bump with any change below (see the module's docstring)
+SCHEMA_DIGEST: Final = "841a854f94fa54e8"  # (tests/test_snapshot.py says the new one)
 
 CLASSES: Final[tuple[Entry, ...]] = (
     Entry("ResultStatus", ResultStatus, ENUM),
@@ -166,7 +166,7 @@ CLASSES: Final[tuple[Entry, ...]] = (
         "timed", "last_seen", "calls", "tally", "open_calls", "items", "todo_at", "todos",
         "result", "spent", "run_spent", "exit", "closed", "compactions", "dropped_results",
         "counts", "_links", "_held", "_keys", "last_said", "results", "_threshold", "early",
-        "said", "_changed", "_all_changed",
+        "said", "last_outputs", "preambles", "_changed", "_all_changed",
     )),
     Entry("TextBatch", TextBatch, FIELDS, ("key", "size", "_pieces", "_kept")),
     Entry("Narration", Narration, FIELDS, ("text",)),

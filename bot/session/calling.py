@@ -31,10 +31,12 @@ from bot.session.tool_calls import (
     ToolStatus,
     answers_as_agent,
     describe_call,
+    leading_lines,
     mcp_tool,
     one_line_start,
     output_preview,
     result_preview,
+    shared_preamble,
     shown_name,
 )
 
@@ -198,13 +200,27 @@ def tool_result(session: Session, record: ToolResult, at: datetime | None, shown
     if call.delegate is not None:  # a member's answer: shown as it said it
         call.output, call.output_size, call.output_lines = output_preview(record.output, limit)
     else:
+        kept_lines = record.is_error or answers_as_agent(call)
+        preamble = () if kept_lines else _preamble(session, call, record.output)
         output, call.output_size, call.output_lines = result_preview(
-            record.output, limit, record.is_error, session.info.cwd
+            record.output, limit, record.is_error, session.info.cwd, preamble
         )
         # A success's message shows its output as one line: only that line's start is kept (an
         # agent's answer keeps its lines, whose Markdown marks are read line by line).
-        kept_lines = record.is_error or answers_as_agent(call)
         call.output = output if kept_lines else one_line_start(output, RESULT_PREVIEW)
+
+
+def _preamble(session: Session, call: ToolCallState, output: str) -> tuple[str, ...]:
+    """What the call's tool prints before every output, as far as the session has seen: the
+    lines that began the outputs of two different calls of the tool (a shell profile's
+    warnings before each command's output). A success's preview starts past them; its Full
+    output keeps them."""
+    head = leading_lines(output)
+    last = session.last_outputs.get(call.name)
+    if last is not None and last[0] != call.summary and (shared := shared_preamble(last[1], head)):
+        session.preambles[call.name] = shared
+    session.last_outputs[call.name] = (call.summary, head)
+    return session.preambles.get(call.name, ())
 
 
 def _named_by_result(call: ToolCallState, name: str) -> None:

@@ -127,6 +127,10 @@ class Session:
         # Results that came before their call (a log written out of order), until it comes.
         self.early: OrderedDict[str, tuple[ToolResult, datetime | None, bool]] = OrderedDict()
         self.said: tuple[str, str] | None = None  # (message id, text) of the last whole text
+        # Per tool: the summary and first lines of its last success's output, and the lines
+        # its outputs begin with, whoever called it (``calling._preamble``)
+        self.last_outputs: dict[str, tuple[str, tuple[str, ...]]] = {}
+        self.preambles: dict[str, tuple[str, ...]] = {}
         # What changed since the follower last took it (``take_changes``): the indices of the
         # items whose messages are to be built again, or all of them (the item that shows a
         # call is kept on the call: ``ToolCallState.item``).

@@ -340,11 +340,12 @@ _REMINDER: Final = re.compile(r"\s*<system-reminder>.*?(?:</system-reminder>|\Z)
 
 
 def result_preview(
-    output: str, limit: int, failed: bool, cwd: str | None = None
+    output: str, limit: int, failed: bool, cwd: str | None = None, preamble: Lines = ()
 ) -> tuple[str, int, int]:
     """``output_preview`` of the readable output: none for a success that only repeats its call
-    (size 0), lines without their ``cat -n`` numbers, no reminder meant for the model, paths
-    below ``cwd`` relative to it."""
+    (size 0), lines without their ``cat -n`` numbers, no reminder meant for the model, not the
+    ``preamble`` its tool prints before every output (``past_preamble``), paths below ``cwd``
+    relative to it."""
     if not failed and _ECHO.match(output):
         return "", 0, 0
     size = len(output)
@@ -354,9 +355,40 @@ def result_preview(
         head = _NUMBERED_LINES.sub("", head)
     if "<system-reminder>" in head:
         head = _REMINDER.sub("", head).rstrip()
+    if preamble:
+        head = past_preamble(head, preamble)
     if cwd and (base := _base(cwd)):
         head = head.replace(base + "/", "").replace(base + "\\", "")
     return head[:limit], size, lines
+
+
+Lines = tuple[str, ...]
+PREAMBLE_LINES: Final = 4  # at most this many of an output's first lines are taken for a preamble
+
+
+def leading_lines(output: str) -> Lines:
+    """The first ``PREAMBLE_LINES`` lines of ``output`` that end in a newline (a preamble is
+    printed before the output, so the output's last line is never one of its lines)."""
+    return tuple(output.split("\n", PREAMBLE_LINES)[:-1][:PREAMBLE_LINES])
+
+
+def shared_preamble(one: Lines, other: Lines) -> Lines:
+    """The lines, none blank, that both outputs begin with."""
+    shared = 0
+    for mine, theirs in zip(one, other, strict=False):
+        if mine != theirs or not mine.strip():
+            break
+        shared += 1
+    return one[:shared]
+
+
+def past_preamble(output: str, preamble: Lines) -> str:
+    """``output`` without the ``preamble`` lines it begins with, when something follows them
+    (an output that is only the preamble is shown as it is)."""
+    start = "\n".join(preamble) + "\n"
+    if output.startswith(start) and output[len(start) :].strip():
+        return output[len(start) :]
+    return output
 
 
 def one_line_start(text: str, limit: int) -> str:
