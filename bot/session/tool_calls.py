@@ -364,22 +364,25 @@ def result_preview(
 
 Lines = tuple[str, ...]
 PREAMBLE_LINES: Final = 4  # at most this many of an output's first lines are taken for a preamble
+_PREAMBLE_READ: Final = 2000  # characters of an output read for its first lines
 
 
 def leading_lines(output: str) -> Lines:
-    """The first ``PREAMBLE_LINES`` lines of ``output`` that end in a newline (a preamble is
-    printed before the output, so the output's last line is never one of its lines)."""
-    return tuple(output.split("\n", PREAMBLE_LINES)[:-1][:PREAMBLE_LINES])
+    """The first lines of ``output``: ``PREAMBLE_LINES`` and one more (what follows a preamble
+    of that length), read from its first ``_PREAMBLE_READ`` characters."""
+    return tuple(output[:_PREAMBLE_READ].split("\n", PREAMBLE_LINES + 1)[: PREAMBLE_LINES + 1])
 
 
 def shared_preamble(one: Lines, other: Lines) -> Lines:
-    """The lines, none blank, that both outputs begin with."""
+    """The lines, none blank, that two outputs begin with, when a line that differs follows
+    them in both (outputs the same throughout say nothing of where a preamble would end)."""
     shared = 0
     for mine, theirs in zip(one, other, strict=False):
         if mine != theirs or not mine.strip():
             break
         shared += 1
-    return one[:shared]
+    differs = shared < min(len(one), len(other)) and one[shared] != other[shared]
+    return one[:shared] if differs else ()
 
 
 def past_preamble(output: str, preamble: Lines) -> str:

@@ -79,14 +79,25 @@ def test_a_failed_calls_output_keeps_its_preamble() -> None:
 
 
 def test_a_blank_first_line_is_no_preamble() -> None:
-    assert shared_preamble(("", "x"), ("", "x")) == ()
+    assert shared_preamble(("", "x"), ("", "y")) == ()
     assert shared_preamble(("w1", "w2", "a"), ("w1", "w2", "b")) == ("w1", "w2")
 
 
-def test_an_outputs_last_line_is_never_taken_for_its_preamble() -> None:
-    assert leading_lines("only line") == ()
-    assert leading_lines("w\nout") == ("w",)
-    assert leading_lines("1\n2\n3\n4\n5\n6\n") == ("1", "2", "3", "4")
+def test_outputs_the_same_throughout_have_no_preamble_nothing_says_where_it_would_end() -> None:
+    assert shared_preamble(("a", "b", ""), ("a", "b", "")) == ()
+    assert shared_preamble(("a", "b"), ("a", "b", "c")) == ()  # one ran out: no line differs
+    session = session_of(
+        ("Bash", "npm test", "PASS a\nPASS b\nok\n", False),
+        ("Bash", "npm run test", "PASS a\nPASS b\nok\n", False),
+        ("Bash", "npx jest", "PASS a\nPASS b\nok\n", False),
+    )
+    assert outputs(session) == ["PASS a PASS b ok"] * 3
+
+
+def test_an_outputs_first_lines_are_read_with_the_line_after_a_longest_preamble() -> None:
+    assert leading_lines("only line") == ("only line",)
+    assert leading_lines("1\n2\n3\n4\n5\n6\n7") == ("1", "2", "3", "4", "5")
+    assert sum(map(len, leading_lines("x" * 10_000))) == 2000
 
 
 def test_past_preamble_leaves_an_output_that_does_not_begin_with_it() -> None:
