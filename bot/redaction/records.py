@@ -61,9 +61,14 @@ def bounded_redact(redactor: Redactor, text: str, limit: int = HEAD_LIMIT) -> st
 def redact_record(record: R, redactor: Redactor) -> R:
     """``record`` with its strings redacted; the very same object when nothing changed.
     (``redact_value`` for a record, without asking what it is: the hot path.)"""
+    return _prefiltered(record, content_of(record), redactor)
+
+
+def content_of(record: object) -> Any:
+    """What of a record may be text: its field values but its origin (ids, a time, a line),
+    without their names ("input_tokens" is not the record's text)."""
     kind: Any = type(record)
-    # A record's field values only: its field names ("input_tokens") are not its text.
-    return _prefiltered(record, _fields_of(kind)(record), redactor)
+    return _fields_of(kind)(record)
 
 
 def redact_value(value: R, redactor: Redactor) -> R:
