@@ -24,7 +24,7 @@ from bot.formats.antigravity import Parser as antigravity_Parser
 from bot.formats.antigravity_steps import ToolSteps
 from bot.formats.backend import Parser as backend_Parser
 from bot.formats.claude_stream import Parser as claude_stream_Parser
-from bot.formats.claude_stream_usage import ProcessTotals, RunUsage
+from bot.formats.claude_stream_usage import RunUsage
 from bot.formats.claude_transcript import Parser as claude_transcript_Parser
 from bot.formats.claude_transcript_links import Rewinds, SeedCalls, SubagentLinks
 from bot.formats.codex_exec import Parser as codex_exec_Parser
@@ -48,6 +48,7 @@ from bot.formats.pi_events import Parser as pi_events_Parser
 from bot.formats.pi_messages import Usage as pi_messages_Usage
 from bot.formats.pi_session import Parser as pi_session_Parser
 from bot.formats.reader import ReaderStats, SourceReader
+from bot.formats.running_totals import ProcessTotals
 from bot.records import (
     AssistantText,
     Compaction,

@@ -19,11 +19,12 @@ from mypy_extensions import mypyc_attr
 
 from bot.formats import claude_stream_dialects as dialects
 from bot.formats.claude_stream_notices import denials, ignored, notice, other_type, system_record
-from bot.formats.claude_stream_usage import Counts, ProcessTotals, RunUsage, counts_of
+from bot.formats.claude_stream_usage import RunUsage, counts_of
 from bot.formats.claude_user_text import harness_record, person_text, subagent_prompt
 from bot.formats.common import loads_maybe, text_of, to_utc, todos_of, type_of
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
+from bot.formats.running_totals import Counts, ProcessTotals
 from bot.records import (
     AssistantText,
     Origin,

@@ -33,7 +33,7 @@ from typing import Any, Final
 from mypy_extensions import mypyc_attr
 
 from bot.formats.codex_exec_items import exit_output
-from bot.formats.common import api_error_text, mcp_name, remember, text_of
+from bot.formats.common import api_error_text, mcp_name, remember, text_of, uncached_input
 from bot.records import (
     AssistantText,
     Ignored,
@@ -291,9 +291,7 @@ def fresh(tokens: Tokens) -> Tokens:
     """``tokens`` with the cached input taken out of the input: OpenAI's ``input_tokens`` counts
     the cached input too (as the rollout reader and Gemini's take it out)."""
     given, cached, output, reasoning = tokens
-    if given is not None and cached is not None:
-        given = max(given - cached, 0)
-    return given, cached, output, reasoning
+    return uncached_input(given, cached), cached, output, reasoning
 
 
 def _sum(total: Tokens, more: Tokens) -> Tokens:
@@ -305,4 +303,3 @@ def _add(total: int | None, more: int | None) -> int | None:
     if more is None:
         return total
     return more if total is None else total + more
-

@@ -8,7 +8,8 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from bot.formats.claude_stream_usage import Counts, ProcessTotals
+from bot.formats.common import uncached_input
+from bot.formats.running_totals import Counts, ProcessTotals
 from bot.records import Origin, Usage
 from bot.result_records import ResultStatus, SessionResult
 from bot.values import as_int, text_or_empty
@@ -59,7 +60,7 @@ class Tokens:
         given, output, cached, reasoning = counts
         if all(count is None or count == 0 for count in counts):
             return None
-        fresh = given if given is None or cached is None else max(given - cached, 0)
+        fresh = uncached_input(given, cached)
         turn = self._turn
         for index, count in enumerate((fresh, cached, output, reasoning)):
             if count is not None:

@@ -8,7 +8,7 @@ from typing import Any, Final, TypeVar
 
 import orjson
 
-from bot.records import Notice, Origin, Todo
+from bot.records import Notice, Origin, Todo, Usage
 from bot.values import TOO_DEEP, as_int, json_text, text_or_none
 
 V = TypeVar("V")
@@ -192,6 +192,22 @@ def add_count(total: int | None, value: object) -> int | None:
 
 
 TURN: Final = "turn"  # the kind of the notice that says how a turn of a session went
+
+
+def uncached_input(given: int | None, cached: int | None) -> int | None:
+    """The input tokens not read from the cache, where a log's input counts the cached input
+    too (OpenAI's, Gemini's ``input_tokens``): the input less the cache, as it is when either
+    is not given."""
+    if given is None or cached is None:
+        return given
+    return max(given - cached, 0)
+
+
+def usage_or_none(usage: Usage) -> Usage | None:
+    """``usage``, or ``None`` when it gives no figure at all (a step that said nothing)."""
+    figures = (usage.cost_usd, usage.input_tokens, usage.output_tokens, usage.cache_read_tokens,
+               usage.cache_write_tokens, usage.reasoning_tokens)  # fmt: skip
+    return None if all(figure is None for figure in figures) else usage
 
 
 def turn_notice(

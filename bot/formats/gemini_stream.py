@@ -34,7 +34,7 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from bot.formats.common import remember, text_of, to_utc, type_of
+from bot.formats.common import remember, text_of, to_utc, type_of, uncached_input
 from bot.formats.gemini_tools import call_records
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
@@ -254,10 +254,7 @@ def _fresh_input(stats: Line) -> int | None:
     fresh = as_int(stats.get("input"))
     if fresh is not None:
         return fresh
-    total, cached = as_int(stats.get("input_tokens")), as_int(stats.get("cached"))
-    if total is not None and cached is not None:
-        return max(total - cached, 0)
-    return total
+    return uncached_input(as_int(stats.get("input_tokens")), as_int(stats.get("cached")))
 
 
 FORMAT: Final[LogFormat] = LogFormat(

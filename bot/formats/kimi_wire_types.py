@@ -9,6 +9,7 @@ from typing import Final
 
 from mypy_extensions import mypyc_attr
 
+from bot.formats.common import usage_or_none
 from bot.records import Origin, Usage
 from bot.values import as_int, dict_or_empty
 
@@ -87,13 +88,12 @@ def record_usage(usage: object, origin: Origin) -> Usage | None:
     adds them all up per model (upstream ``agent-core-v2/src/session/usage/
     usageAgentModel.ts``: ``record`` writes one per request, the total is their sum)."""
     given = dict_or_empty(usage)
-    spent = Usage(
-        origin,
-        input_tokens=as_int(given.get("inputOther")),
-        output_tokens=as_int(given.get("output")),
-        cache_read_tokens=as_int(given.get("inputCacheRead")),
-        cache_write_tokens=as_int(given.get("inputCacheCreation")),
+    return usage_or_none(
+        Usage(
+            origin,
+            input_tokens=as_int(given.get("inputOther")),
+            output_tokens=as_int(given.get("output")),
+            cache_read_tokens=as_int(given.get("inputCacheRead")),
+            cache_write_tokens=as_int(given.get("inputCacheCreation")),
+        )
     )
-    counts = (spent.input_tokens, spent.output_tokens, spent.cache_read_tokens,
-              spent.cache_write_tokens)  # fmt: skip
-    return None if all(count is None for count in counts) else spent

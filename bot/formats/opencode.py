@@ -37,7 +37,7 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from bot.formats.common import add_count, remember, text_of, to_utc, todos_of
+from bot.formats.common import remember, text_of, to_utc, todos_of, usage_or_none
 from bot.formats.log_format import LogFormat
 from bot.formats.parser import LineParser
 from bot.records import (
@@ -134,18 +134,17 @@ def step_usage(part: Line, origin: Origin) -> Usage | None:
     cost = as_float(part.get("cost"))
     tokens = dict_or_empty(part.get("tokens"))
     cache = dict_or_empty(tokens.get("cache"))
-    usage = Usage(
-        origin,
-        cost_usd=cost,
-        input_tokens=add_count(None, tokens.get("input")),
-        output_tokens=add_count(None, tokens.get("output")),
-        cache_read_tokens=add_count(None, cache.get("read")),
-        cache_write_tokens=add_count(None, cache.get("write")),
-        reasoning_tokens=add_count(None, tokens.get("reasoning")),
+    return usage_or_none(
+        Usage(
+            origin,
+            cost_usd=cost,
+            input_tokens=as_int(tokens.get("input")),
+            output_tokens=as_int(tokens.get("output")),
+            cache_read_tokens=as_int(cache.get("read")),
+            cache_write_tokens=as_int(cache.get("write")),
+            reasoning_tokens=as_int(tokens.get("reasoning")),
+        )
     )
-    given = (usage.cost_usd, usage.input_tokens, usage.output_tokens, usage.cache_read_tokens,
-             usage.cache_write_tokens, usage.reasoning_tokens)  # fmt: skip
-    return None if all(figure is None for figure in given) else usage
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
