@@ -109,8 +109,12 @@ class Delivery:
             )
             self._wanted[key] = Wanted(session_id, message.key, payload, fingerprint,
                                        message.final, order, since, doubt)  # fmt: skip
-        if reaction is not None and self.ledger.reaction_of(session_id) != reaction:
+        if reaction is None:
+            return
+        if self.ledger.reaction_of(session_id) != reaction:
             self._reactions[session_id] = reaction
+        else:  # Slack shows it already: a change wanted before (and not yet sent) is not
+            self._reactions.pop(session_id, None)
 
     def _next_order(self) -> int:
         self._order += 1

@@ -116,6 +116,19 @@ def test_the_root_reaction_follows_the_session(slack: LocalSlack, delivery: Deli
     assert [r["name"] for r in root.get("reactions", [])] == ["white_check_mark"]
 
 
+def test_a_reaction_wanted_back_before_its_change_went_out_stays_as_slack_shows_it(
+    slack: LocalSlack, delivery: Delivery
+) -> None:
+    delivery.want("s1", [message("root", "running")], reaction="hourglass_flowing_sand")
+    delivery.flush()
+    delivery.want("s1", [message("root", "idle")], reaction="zzz")  # not sent yet...
+    delivery.want("s1", [message("root", "running")], reaction="hourglass_flowing_sand")
+    assert delivery.pending == 0  # ...and no longer wanted
+    delivery.flush()
+    root = slack.channel_messages()[0]
+    assert [r["name"] for r in root.get("reactions", [])] == ["hourglass_flowing_sand"]
+
+
 def test_posts_keep_to_one_a_second_and_slack_never_answers_429(
     slack: LocalSlack, delivery: Delivery, clock: FakeClock
 ) -> None:
