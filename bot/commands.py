@@ -327,7 +327,7 @@ def _app(
     stop: Control | None = None,
 ) -> AbstractContextManager[ControlsApp | None]:  # fmt: skip
     """The app beside the follower, when slacktail can receive clicks (``bot.app.running``)."""
-    sessions = FollowedSessions(follower.book.sessions, follower.delivery.ledger.messages,
+    sessions = FollowedSessions(follower.book.sessions, follower.delivery.ledger.threads,
                                 state.checkpoints.is_archived)  # fmt: skip
     api = slack.api.client
     client = WebClient(token=api.token, base_url=api.base_url, timeout=10)

@@ -221,7 +221,7 @@ class StoredLedger(Ledger):
         for session, key, ts, fingerprint in db.execute(
             "SELECT session, key, ts, digest FROM messages WHERE destination = ?", where
         ):
-            self.messages[(session, key)] = Sent(ts, bytes.fromhex(fingerprint))
+            self.threads.setdefault(session, {})[key] = Sent(ts, bytes.fromhex(fingerprint))
         for session, name in db.execute(
             "SELECT session, name FROM reactions WHERE destination = ?", where
         ):

@@ -79,16 +79,16 @@ def controls_for(
     return controls
 
 
-Roots = Mapping[tuple[str, str], object]  # the ledger's sent messages: (session, key) -> sent
+Threads = Mapping[str, Mapping[str, object]]  # the ledger's threads: session -> key -> sent
 
 
 class FollowedSessions:
     """The follower's sessions as the app asks about them (from the app's threads: reads of
     dicts the follower's thread changes, each a single look-up or a copy)."""
 
-    def __init__(self, sessions: Mapping[str, object], roots: Roots,
+    def __init__(self, sessions: Mapping[str, object], threads: Threads,
                  retired: Callable[[str], bool] | None = None) -> None:  # fmt: skip
-        self.sessions, self.roots = sessions, roots
+        self.sessions, self.threads = sessions, threads
         self.retired = retired  # whether a session not in memory was retired to the store
 
     def state_of(self, session: str) -> str | None:
@@ -98,8 +98,8 @@ class FollowedSessions:
         return FINISHED if getattr(found, "status", None) in _ENDED else RUNNING
 
     def session_of_thread(self, thread_ts: str) -> str | None:
-        for (session, key), sent in list(self.roots.items()):
-            if key == "root" and getattr(sent, "ts", None) == thread_ts:
+        for session, thread in list(self.threads.items()):
+            if getattr(thread.get("root"), "ts", None) == thread_ts:
                 return str(session)
         return None
 

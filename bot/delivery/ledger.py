@@ -29,17 +29,20 @@ class Sent:
 
 @dataclass
 class Ledger:
-    messages: dict[tuple[str, str], Sent] = field(default_factory=dict)  # (session, key) -> sent
+    # Each session's thread: message key -> what was sent (one dict a session, so a thread is
+    # forgotten or looked through without reading the others')
+    threads: dict[str, dict[str, Sent]] = field(default_factory=dict)
     reactions: dict[str, str] = field(default_factory=dict)  # session -> reaction on its root
     posting: set[tuple[str, str]] = field(default_factory=set)  # posts of unknown outcome
     look_before_posting: bool = False  # the channel may hold posts this ledger does not know
 
     def thread_of(self, session_id: str) -> str | None:
-        root = self.messages.get((session_id, "root"))
+        root = self.sent(session_id, "root")
         return root.ts if root is not None else None
 
     def sent(self, session_id: str, key: str) -> Sent | None:
-        return self.messages.get((session_id, key))
+        thread = self.threads.get(session_id)
+        return None if thread is None else thread.get(key)
 
     def in_doubt(self, session_id: str, key: str) -> bool:
         """Whether a post of this message may have been stored without our knowing its ts."""
@@ -50,17 +53,18 @@ class Ledger:
         self.posting.add((session_id, key))
 
     def record(self, session_id: str, key: str, ts: str, payload_digest: bytes) -> None:
-        self.messages[(session_id, key)] = Sent(ts, payload_digest)
+        self.threads.setdefault(session_id, {})[key] = Sent(ts, payload_digest)
         self.posting.discard((session_id, key))
 
     def forget(self, session_id: str, key: str) -> None:
-        self.messages.pop((session_id, key), None)
+        thread = self.threads.get(session_id)
+        if thread is not None:
+            thread.pop(key, None)
 
     def forget_thread(self, session_id: str) -> None:
         """Forget everything sent of a session's thread (its root was deleted): it is posted
         again from its root."""
-        for entry in [entry for entry in self.messages if entry[0] == session_id]:
-            del self.messages[entry]
+        self.threads.pop(session_id, None)
         self.posting = {entry for entry in self.posting if entry[0] != session_id}
         self.reactions.pop(session_id, None)
 

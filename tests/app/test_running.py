@@ -40,8 +40,8 @@ def test_a_session_retired_to_the_store_is_finished_not_unfollowed() -> None:
 
 
 def test_a_thread_is_found_by_its_roots_ts() -> None:
-    sent = {("a", "root"): Sent("1.1"), ("a", "text:1"): Sent("1.2"), ("b", "root"): Sent("2.1")}
-    sessions = FollowedSessions({}, sent)
+    threads = {"a": {"root": Sent("1.1"), "text:1": Sent("1.2")}, "b": {"root": Sent("2.1")}}
+    sessions = FollowedSessions({}, threads)
     assert [sessions.session_of_thread(ts) for ts in ("2.1", "1.2")] == ["b", None]
 
 
