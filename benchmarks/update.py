@@ -119,6 +119,7 @@ def memory(calls: int, whole: bool, traced: bool, follower: bool = False) -> Non
     real follower's."""
     if follower:
         import bot.follower  # noqa: F401  (only its imports' memory is wanted)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # the imports' (KB)
     if traced:
         tracemalloc.start()
     if whole:
@@ -131,7 +132,7 @@ def memory(calls: int, whole: bool, traced: bool, follower: bool = False) -> Non
         figure = f"traced peak {tracemalloc.get_traced_memory()[1] / 1e6:.1f} MB"
     else:
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KB on Linux
-        figure = f"peak RSS {rss:.1f} MB"
+        figure = f"peak RSS {rss:.1f} MB ({before:.1f} MB before the session)"
     imports = " (with the follower's imports)" if follower else ""
     print(f"  {calls:,} calls {what}{imports}: {messages:,} messages built, {figure}")
 
