@@ -171,19 +171,11 @@ def shown_name(name: str) -> str:
 
 
 def _mcp_summary(tool: str, args: Mapping[str, Any], cwd: str | None) -> str:
-    """An MCP call's arguments by the rules of other tools (its tool's own summary, else the
-    argument that says what it does), else its first text argument rather than all its JSON."""
+    """An MCP call's arguments by the rules of other tools: its tool's own summary, else an
+    unknown tool's."""
     summarize = _BY_NAME.get(tool.lower())
     text = summarize(args, cwd) if summarize is not None else ""
-    if text:
-        return text
-    preferred = _first_str(args, _PREFERRED_KEYS, cwd)
-    if preferred is not None:
-        return preferred
-    for value in args.values():
-        if isinstance(value, str) and value and not value.isspace():
-            return value
-    return _generic_summary(args, cwd)
+    return text or _generic_summary(args, cwd)
 
 
 # The arguments a summary of an unknown tool shows, the first found in this order.
@@ -196,9 +188,15 @@ _PREFERRED_KEYS: Final = (
 
 
 def _generic_summary(args: Mapping[str, Any], cwd: str | None) -> str:
+    """An unknown tool's arguments: the one that says what the call does, else its first text
+    argument (``find_file missing_colon.py``, not ``{"file_name":"missing_colon.py"}``), else
+    its JSON."""
     preferred = _first_str(args, _PREFERRED_KEYS, cwd)
     if preferred is not None:
         return preferred
+    for value in args.values():
+        if isinstance(value, str) and value and not value.isspace():
+            return value
     if not args:
         return ""
     return json_text(dict(_relative_paths(args, cwd) if cwd else args))
@@ -232,7 +230,15 @@ def _task_summary(args: Mapping[str, Any], cwd: str | None) -> str:
 def _todo_summary(args: Mapping[str, Any], cwd: str | None) -> str:
     """``5 todos, 2 done · Running the tests``: the list's progress and what is in hand
     (the raw JSON of a todo list says little in one line, and costs its whole dump)."""
-    items = args.get("todos")
+    return _progress(args.get("todos"), "todo", ("activeForm", "content"))
+
+
+def _plan_summary(args: Mapping[str, Any], cwd: str | None) -> str:
+    """Codex's plan (``update_plan``) as a todo list: ``4 steps, 1 done · Add the tests``."""
+    return _progress(args.get("plan"), "step", ("step",))
+
+
+def _progress(items: object, noun: str, text_keys: tuple[str, ...]) -> str:
     if not isinstance(items, list):
         return ""
     done = 0
@@ -244,9 +250,19 @@ def _todo_summary(args: Mapping[str, Any], cwd: str | None) -> str:
         if status == "completed":
             done += 1
         elif status == "in_progress" and not now:
-            now = _first_str(item, ("activeForm", "content")) or ""
-    head = f"{len(items)} todo{'' if len(items) == 1 else 's'}, {done} done"
+            now = _first_str(item, text_keys) or ""
+    head = f"{len(items)} {noun}{'' if len(items) == 1 else 's'}, {done} done"
     return f"{head} · {now}" if now else head
+
+
+def _question_summary(args: Mapping[str, Any], cwd: str | None) -> str:
+    """The first question asked of the user (``AskUserQuestion``), and how many more."""
+    questions = args.get("questions")
+    if not isinstance(questions, list) or not questions or not isinstance(questions[0], dict):
+        return ""
+    first = _first_str(questions[0], ("question", "header")) or ""
+    more = len(questions) - 1
+    return f"{first} (+{more} more)" if first and more else first
 
 
 def _patch_summary(args: Mapping[str, Any], cwd: str | None) -> str:
@@ -291,6 +307,8 @@ _BY_NAME: dict[str, Callable[[Mapping[str, Any], str | None], str]] = {
     "skill": _field("skill", "command", "name"),
     "slashcommand": _field("command"),
     "todowrite": _todo_summary,
+    "update_plan": _plan_summary,  # Codex's
+    "askuserquestion": _question_summary,
     "apply_patch": _patch_summary,
     "update_topic": _field("title", "summary"),  # Gemini's; its intent and summary are long
 }
@@ -301,9 +319,9 @@ def describe_call(
 ) -> str:
     """A one-line summary of a call's arguments that fits the tool: the Bash command, the file
     path for Read/Edit/Write, the pattern for Grep/Glob, the URL, the query, a subagent's task,
-    an MCP tool's first text argument. Arguments that were not valid JSON are shown raw. A path
-    below the session's working directory ``cwd`` is shown relative to it (a command is shown
-    as it was run)."""
+    the question asked, an unknown or MCP tool's first text argument. Arguments that were not
+    valid JSON are shown raw. A path below the session's working directory ``cwd`` is shown
+    relative to it (a command is shown as it was run)."""
     if raw_input is not None and not args:
         return _clip(raw_input)
     mcp = mcp_tool(name)

@@ -118,7 +118,28 @@ def test_todo_list_summary_is_its_progress_and_the_item_in_hand() -> None:
 
 
 def test_todo_list_summary_of_an_odd_shape_falls_back_to_the_arguments() -> None:
-    assert describe_call("TodoWrite", {"todos": "none"}) == '{"todos":"none"}'
+    assert describe_call("TodoWrite", {"todos": "none"}) == "none"
+    assert describe_call("TodoWrite", {"todos": 3}) == '{"todos":3}'
+
+
+def test_an_unknown_tool_is_summarised_by_its_first_text_argument_not_its_json() -> None:
+    assert describe_call("find_file", {"file_name": "missing_colon.py"}) == "missing_colon.py"
+    assert describe_call("click", {"element_id": 120, "label": " ", "x": "REPORTS"}) == "REPORTS"
+
+
+def test_a_codex_plan_is_summarised_as_its_steps_and_the_one_in_hand() -> None:
+    plan = [{"step": "Read", "status": "completed"}, {"step": "Fix it", "status": "in_progress"},
+            {"step": "Test", "status": "pending"}]  # fmt: skip
+    assert describe_call("update_plan", {"plan": plan}) == "3 steps, 1 done · Fix it"
+    assert describe_call("update_plan", {"plan": plan[2:]}) == "1 step, 0 done"
+
+
+def test_a_question_to_the_user_is_summarised_by_the_first_question() -> None:
+    asked = [{"question": "Which rig?", "header": "Rig"}, {"question": "Which tools?"}]
+    assert describe_call("AskUserQuestion", {"questions": asked}) == "Which rig? (+1 more)"
+    assert describe_call("AskUserQuestion", {"questions": asked[1:]}) == "Which tools?"
+    assert describe_call("AskUserQuestion", {"questions": [{"header": "Rig"}]}) == "Rig"
+    assert describe_call("AskUserQuestion", {"questions": []}) == '{"questions":[]}'
 
 
 PATCH = "*** Begin Patch\n*** Add File: /w/a.py\n+x\n*** Update File: b.py\n@@\n-y\n*** End Patch"
