@@ -3,6 +3,9 @@ and a short preview of its result or error. Updated in place as the calls finish
 
 from __future__ import annotations
 
+import re
+from typing import Final
+
 from blocks.figures import TOOL_EMOJI, duration, plural
 from blocks.limits import BLOCK_ID_MAX
 from blocks.markdown import to_mrkdwn
@@ -107,13 +110,26 @@ def result_note(call: ToolCallState) -> str:
 
 def _answer_line(text: str) -> str:
     """The start of an agent's answer as one line of mrkdwn: its Markdown read line by line
-    (a heading bold, not the line it is joined to), then its lines joined and cut (never in an
-    entity or a link) to the line a command's output gets; escaped as said when reading its
-    marks leaves nothing (a fence's opening alone)."""
-    said = one_line(to_mrkdwn(text), 8 * RESULT_PREVIEW)
+    (a heading bold, not the line it is joined to; a code block inline code, which on one line
+    a fence would not be), then its lines joined and cut (never in an entity or a link) to the
+    line a command's output gets; escaped as said when reading its marks leaves nothing."""
+    read = _FENCED.sub(_inline_code, text) if "```" in text or "~~~" in text else text
+    said = one_line(to_mrkdwn(read), 8 * RESULT_PREVIEW)
     if not said:
         return escape_mrkdwn(one_line(text, RESULT_PREVIEW))
     return truncate_escaped(said, RESULT_PREVIEW)
+
+
+# A Markdown code block: its opening fence (and info string), its lines, its closing fence or
+# the end of the text
+_FENCED: Final = re.compile(r"^ {0,3}(```|~~~)[^\n]*\n?(.*?)(?:^ {0,3}\1[ \t]*$|\Z)", re.M | re.S)
+
+
+def _inline_code(block: re.Match[str]) -> str:
+    code = " ".join(block.group(2).split())
+    if not code:
+        return ""
+    return f"`` {code} ``" if "`" in code else f"`{code}`"
 
 
 def subagent_note(call: ToolCallState, session: Session) -> str:

@@ -92,7 +92,9 @@ def test_an_agents_answer_is_previewed_with_its_markdown_marks_read(name: str, n
     [
         ("# Plan & <notes>", "*Plan &amp; &lt;notes&gt;*"),
         ("- [docs](https://x.test/d) updated", "• <https://x.test/d|docs> updated"),
-        ("```py\nprint(1)\n```", "``` print(1) ```"),  # a fenced block, on one line
+        ("```py\nprint(1)\n```", "`print(1)`"),  # a code block: inline code on one line
+        ("Run:\n~~~\nmake  test\n~~~\nThen `ls`.", "Run: `make test` Then `ls`."),
+        ("```\nx = `y`\n", "`x = ˋyˋ`"),  # a backtick in the code; a block never closed
         ("```py", "```py"),  # a fence's opening alone: it leaves nothing, so kept as said
     ],
 )
