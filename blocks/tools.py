@@ -27,7 +27,7 @@ from bot.caps import (
 from bot.controls import FULL_OUTPUT, button_value
 from bot.session import Session, ToolCallState, ToolStatus
 from bot.session.thread import Narration, ToolGroup
-from bot.session.tool_calls import OPEN_STATUSES, answers_as_agent
+from bot.session.tool_calls import OPEN_STATUSES, output_is_markdown
 
 
 def tools_message(group: ToolGroup, session: Session) -> Message:
@@ -103,7 +103,7 @@ def result_note(call: ToolCallState) -> str:
     if call.status is not ToolStatus.OK or not call.output_size:
         return ""
     more = f" _({plural(call.output_lines, 'line')})_" if call.output_lines > 1 else ""
-    if answers_as_agent(call):
+    if output_is_markdown(call):
         return f"→ {_answer_line(call.output)}{more}"
     return f"→ {escape_mrkdwn(one_line(call.output, RESULT_PREVIEW))}{more}"
 
@@ -111,10 +111,10 @@ def result_note(call: ToolCallState) -> str:
 def _answer_line(text: str) -> str:
     """The start of an agent's answer as one line of mrkdwn: its Markdown read line by line
     (a heading bold, not the line it is joined to; a code block inline code, which on one line
-    a fence would not be), then its lines joined and cut (never in an entity or a link) to the
+    a fence would not be; a quote without its marks), then its lines joined and cut (never in an entity or a link) to the
     line a command's output gets; escaped as said when reading its marks leaves nothing."""
     read = _FENCED.sub(_inline_code, text) if "```" in text or "~~~" in text else text
-    said = one_line(to_mrkdwn(read), 8 * RESULT_PREVIEW)
+    said = one_line(_unquoted(to_mrkdwn(read)), 8 * RESULT_PREVIEW)
     if not said:
         return escape_mrkdwn(one_line(text, RESULT_PREVIEW))
     return truncate_escaped(said, RESULT_PREVIEW)
@@ -123,6 +123,13 @@ def _answer_line(text: str) -> str:
 # A Markdown code block: its opening fence (and info string), its lines, its closing fence or
 # the end of the text
 _FENCED: Final = re.compile(r"^ {0,3}(```|~~~)[^\n]*\n?(.*?)(?:^ {0,3}\1[ \t]*$|\Z)", re.M | re.S)
+
+
+def _unquoted(mrkdwn: str) -> str:
+    """Lines of mrkdwn without their quote marks: joined into one line, a ``>`` is no quote."""
+    if ">" not in mrkdwn:
+        return mrkdwn
+    return "\n".join(line[1:] if line.startswith(">") else line for line in mrkdwn.split("\n"))
 
 
 def _inline_code(block: re.Match[str]) -> str:

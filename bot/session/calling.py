@@ -29,11 +29,11 @@ from bot.session.tool_calls import (
     OPEN_STATUSES,
     ToolCallState,
     ToolStatus,
-    answers_as_agent,
     describe_call,
     leading_lines,
     mcp_tool,
     one_line_start,
+    output_is_markdown,
     output_preview,
     result_preview,
     shared_preamble,
@@ -200,7 +200,7 @@ def tool_result(session: Session, record: ToolResult, at: datetime | None, shown
     if call.delegate is not None:  # a member's answer: shown as it said it
         call.output, call.output_size, call.output_lines = output_preview(record.output, limit)
     else:
-        kept_lines = record.is_error or answers_as_agent(call)
+        kept_lines = record.is_error or output_is_markdown(call)
         preamble = () if kept_lines else _preamble(session, call, record.output)
         output, call.output_size, call.output_lines = result_preview(
             record.output, limit, record.is_error, session.info.cwd, preamble

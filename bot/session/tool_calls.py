@@ -119,11 +119,12 @@ class ToolCallState:
         return seconds if seconds > 0.0 else None
 
 
-def answers_as_agent(call: ToolCallState) -> bool:
-    """Whether the call's output is an agent's answer, Markdown it wrote, rather than a
-    command's output: a delegation's, a call its subagent's calls run under, or a call of
-    the tool that starts a subagent (Claude's and Amp's ``Task``, Claude's ``Agent``)."""
-    return call.delegate is not None or bool(call.child_ids) or call.name.lower() in _AGENT_TOOLS
+def output_is_markdown(call: ToolCallState) -> bool:
+    """Whether the call's output is Markdown written for a reader rather than a command's
+    output: an agent's answer (a delegation's, a call its subagent's calls run under, a call of
+    the tool that starts a subagent: Claude's and Amp's ``Task``, Claude's ``Agent``), or the
+    card of Gemini's ``update_topic``."""
+    return call.delegate is not None or bool(call.child_ids) or call.name.lower() in _MARKDOWN_TOOLS
 
 
 def _clip(text: str, limit: int = SUMMARY_LIMIT) -> str:
@@ -340,7 +341,8 @@ def output_preview(output: str, limit: int = PREVIEW_LIMIT) -> tuple[str, int, i
 
 
 _MCP_PREFIX: Final = "mcp__"
-_AGENT_TOOLS: Final = frozenset({"task", "agent"})  # the tools whose output is an agent's answer
+# The tools whose output is Markdown: an agent's answer, Gemini's topic card
+_MARKDOWN_TOOLS: Final = frozenset({"task", "agent", "update_topic"})
 # The path arguments shown relative to the working directory (camelCase: opencode's).
 _PATH_KEYS: Final = (
     "file_path", "path", "notebook_path", "absolute_path", "dir_path", "filePath", "AbsolutePath",

@@ -87,6 +87,13 @@ def test_an_agents_answer_is_previewed_with_its_markdown_marks_read(name: str, n
     assert result_note(session_with(output, name).calls["c1"]) == note
 
 
+def test_geminis_topic_card_is_previewed_with_its_markdown_marks_read() -> None:
+    card = "## 📂 Topic: **Reading M**\n\n**Summary:**\nI will read M.\n\n> **Intent:** Read M."
+    assert result_note(session_with(card, "update_topic").calls["c1"]) == (
+        "→ *📂 Topic: Reading M* *Summary:* I will read M. *Intent:* Read M. _(6 lines)_"
+    )
+
+
 @pytest.mark.parametrize(
     ("output", "line"),
     [
@@ -96,6 +103,7 @@ def test_an_agents_answer_is_previewed_with_its_markdown_marks_read(name: str, n
         ("Run:\n~~~\nmake  test\n~~~\nThen `ls`.", "Run: `make test` Then `ls`."),
         ("```\nx = `y`\n", "`x = ˋyˋ`"),  # a backtick in the code; a block never closed
         ("```py", "```py"),  # a fence's opening alone: it leaves nothing, so kept as said
+        ("Done.\n\n> **Intent:** a > b", "Done. *Intent:* a &gt; b"),  # no quote mark in a line
     ],
 )
 def test_an_agents_answer_line_stays_escaped_and_one_line(output: str, line: str) -> None:
