@@ -111,8 +111,9 @@ def result_note(call: ToolCallState) -> str:
 def _answer_line(text: str) -> str:
     """The start of an agent's answer as one line of mrkdwn: its Markdown read line by line
     (a heading bold, not the line it is joined to; a code block inline code, which on one line
-    a fence would not be; a quote without its marks), then its lines joined and cut (never in an entity or a link) to the
-    line a command's output gets; escaped as said when reading its marks leaves nothing."""
+    a fence would not be; a quote without its marks), then its lines joined and cut (never in
+    an entity or a link) to the line a command's output gets; escaped as said when reading its
+    marks leaves nothing."""
     read = _FENCED.sub(_inline_code, text) if "```" in text or "~~~" in text else text
     said = one_line(_unquoted(to_mrkdwn(read)), 8 * RESULT_PREVIEW)
     if not said:
