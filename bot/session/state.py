@@ -8,8 +8,8 @@ session comes to wait for the user, to be idle, and to end on the agent's exit: 
 A subagent that says it runs for a call not named yet (a ``SubagentLink`` with no ``call_id``:
 a Codex sub-agent's own file, read before its parent's) has its records held, in order, until
 the link that names the call arrives; they are then placed under that call. Records still held
-at the end of the input are placed in the session itself, as are those of a subagent holding
-more than ``HELD_RECORDS``.
+at the end of the input, or once the log has been quiet for ``idle_after_s``, are placed in the
+session itself, as are those of a subagent holding more than ``HELD_RECORDS``.
 """
 
 from __future__ import annotations
@@ -212,17 +212,30 @@ class Session:
         ``idle``: its records are still being read); calls still waiting after
         ``orphan_after_s`` of inactivity are orphaned. Whether anything changed."""
         changed = False
-        if idle and self.status is _RUNNING:
+        if idle and (self.status is _RUNNING or self._held):
             quiet = self.quiet_s(now)
             if quiet is not None and quiet >= self.settings.idle_after_s:
-                self.status = _IDLE
-                self._running_changed()
-                changed = True
+                changed = self._went_quiet()
         if self.last_seen is None or self.result is not None:
             return changed
         if (now - self.last_seen).total_seconds() < self.settings.orphan_after_s:
             return changed
         return orphan_open_calls(self) or changed
+
+    def _went_quiet(self) -> bool:
+        """The log said nothing for ``idle_after_s``: the records held for a subagent whose
+        call is still not named are placed in the session itself (a subagent's file followed
+        without its parent's: nothing else would show them while the file stays open), and a
+        running session is idle. Whether anything changed."""
+        running = self.status is _RUNNING
+        held = bool(self._held)
+        for subagent in list(self._held):
+            self._release(subagent)
+        if self.status is _RUNNING:
+            self.status = _IDLE
+        if (self.status is _RUNNING) is not running:
+            self._running_changed()
+        return held or running
 
     def close(self, expects_result: bool = True) -> None:
         """End of input (preview, ``--once``): a session with no result whose format never

@@ -11,6 +11,7 @@ from bot.delivery import Delivery, Pacing, SlackApi
 from bot.follower import Follower, FollowerOptions
 from bot.localslack import LocalSlack
 from bot.sources.follow import FileFollower
+from tests.conftest import corpus_file
 
 TOKEN = "xoxb-live"
 SID = "live-1"
@@ -149,3 +150,28 @@ def test_a_followed_transcript_runs_waits_for_the_user_runs_again_and_goes_idle(
         )
         assert at(894)[0].startswith("⏳ *Running*")  # quiet for 599 s: not yet idle
         assert at(895) == ("💤 *Idle* · 2 tool calls (1 running) · 4m 55s", ["zzz"])
+
+
+def test_a_subagents_file_followed_without_its_parents_shows_its_work_once_it_is_quiet(
+    tmp_path: Path,
+) -> None:
+    # A Claude subagent's own transcript (its records wait for the call that started it, in a
+    # parent transcript that is not followed here); its last record at 21:24:52.186.
+    log = tmp_path / "agent-a881341.jsonl"
+    log.write_bytes(corpus_file("claude-transcript", "marot__spotter__agent-a881341.jsonl")
+                    .read_bytes())  # fmt: skip
+    last = datetime(2026, 2, 11, 21, 24, 52, tzinfo=UTC)
+    clock = [last + timedelta(seconds=60)]
+    with LocalSlack(token=TOKEN, rate_limits=False) as slack:
+        delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id())
+        options = FollowerOptions(wall_clock=lambda: clock[0])
+        follower = Follower([FileFollower(log)], delivery, options)
+        turn(follower)
+        (root,) = slack.channel_messages()
+        assert slack.thread(slack.channel_id(), root["ts"])[1:] == []  # its call may yet come
+        clock[0] = last + timedelta(seconds=601)  # quiet for idle_after_s
+        turn(follower)
+        replies = slack.thread(slack.channel_id(), root["ts"])[1:]
+        shown = orjson.dumps([reply["blocks"] for reply in replies]).decode()
+        assert "WebFetch" in shown and "SessionStart Hook Output Contract" in shown
+        assert root_now(slack)[1] == ["zzz"]

@@ -422,6 +422,18 @@ def test_records_held_for_a_subagent_never_linked_go_to_the_session_at_the_end()
     assert session.status is SessionStatus.SUCCEEDED  # the subagent's result was all it had
 
 
+def test_records_held_for_a_subagent_never_linked_go_to_the_session_once_its_log_is_quiet() -> (
+    None
+):
+    session = session_of(started(), *_awaited_child_records()[:4])  # the subagent's own file
+    quiet = session.settings.idle_after_s
+    assert not session.tick(at(13) + timedelta(seconds=quiet - 1)) and session.items == []
+    assert not session.tick(at(13) + timedelta(seconds=quiet), idle=False)  # still being read
+    assert session.tick(at(13) + timedelta(seconds=quiet))
+    assert session.calls["c1"].parent is None and session.calls["c1"].status is ToolStatus.OK
+    assert session.status is SessionStatus.IDLE and session.items
+
+
 def test_a_subagent_holding_too_many_records_has_them_placed_in_the_session() -> None:
     announce, *_ = _awaited_child_records()
     texts = [_child(AssistantText, 20, text=f"step {n}") for n in range(HELD_RECORDS + 1)]
