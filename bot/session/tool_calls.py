@@ -191,13 +191,16 @@ _PREFERRED_KEYS: Final = (
 def _generic_summary(args: Mapping[str, Any], cwd: str | None) -> str:
     """An unknown tool's arguments: the one that says what the call does, else its first text
     argument (``find_file missing_colon.py``, not ``{"file_name":"missing_colon.py"}``), else
-    its JSON."""
+    its first list of texts, else its JSON."""
     preferred = _first_str(args, _PREFERRED_KEYS, cwd)
     if preferred is not None:
         return preferred
     for value in args.values():
         if isinstance(value, str) and value and not value.isspace():
             return value
+    for value in args.values():  # a list of texts: Codex's wait_agent's ids
+        if isinstance(value, list) and value and all(isinstance(item, str) for item in value):
+            return ", ".join(value)
     if not args:
         return ""
     return json_text(dict(_relative_paths(args, cwd) if cwd else args))

@@ -125,6 +125,8 @@ def test_todo_list_summary_of_an_odd_shape_falls_back_to_the_arguments() -> None
 def test_an_unknown_tool_is_summarised_by_its_first_text_argument_not_its_json() -> None:
     assert describe_call("find_file", {"file_name": "missing_colon.py"}) == "missing_colon.py"
     assert describe_call("click", {"element_id": 120, "label": " ", "x": "REPORTS"}) == "REPORTS"
+    assert describe_call("wait_agent", {"targets": ["a-1", "b-2"], "n": 2}) == "a-1, b-2"
+    assert describe_call("wait_agent", {"targets": ["a-1", 2]}) == '{"targets":["a-1",2]}'
 
 
 def test_a_codex_plan_is_summarised_as_its_steps_and_the_one_in_hand() -> None:
