@@ -49,6 +49,8 @@ def to_mrkdwn(markdown: str) -> str:
         fence = _FENCE_OPEN.fullmatch(line) if fences and ("```" in line or "~~~" in line) else None
         if fence and not (fence.group(2)[0] == "`" and "`" in fence.group(3)):
             i = _code_block(lines, i, fence, out)
+        elif fences and ">" in line and _quoted_fence(line):
+            i = _quoted_code_block(lines, i, out)
         elif tables and "|" in line and i + 1 < len(lines) and _is_delimiter_row(lines[i + 1]):
             i = _table(lines, i, out)
         else:
@@ -74,6 +76,42 @@ def _code_block(lines: list[str], start: int, fence: re.Match[str], out: list[st
         out.append(FENCE)
         out.extend(escape_mrkdwn(neutralise_fences(line)) for line in body)
         out.append(FENCE)
+    return i
+
+
+def _unquote(line: str) -> str | None:
+    """A quoted line without its quote mark (and the one space after it); None if unquoted."""
+    quote = _QUOTE.match(line)
+    if not quote:
+        return None
+    rest = line[quote.end() :]
+    return rest[1:] if rest.startswith(" ") else rest
+
+
+def _quoted_fence(line: str) -> re.Match[str] | None:
+    """The fence a quoted line opens (``> ```elixir``)."""
+    rest = _unquote(line)
+    fence = _FENCE_OPEN.fullmatch(rest) if rest is not None else None
+    if fence and not (fence.group(2)[0] == "`" and "`" in fence.group(3)):
+        return fence
+    return None
+
+
+def _quoted_code_block(lines: list[str], start: int, out: list[str]) -> int:
+    """A code block inside a quote, each of its lines quoted inline code (mrkdwn has no code
+    block in a quote): until its closing fence or the quote's end; the index after it."""
+    marker = _quoted_fence(lines[start])
+    close = marker.group(2) if marker else FENCE
+    i = start + 1
+    while i < len(lines):
+        line = _unquote(lines[i])
+        if line is None:  # the quote ended, and the block with it
+            break
+        i += 1
+        stripped = line.strip()
+        if stripped.startswith(close) and stripped == close[0] * len(stripped):
+            break
+        out.append(f"> {_code(line.rstrip())}" if stripped else ">")
     return i
 
 
@@ -117,11 +155,10 @@ def _cells(line: str) -> list[str]:
 
 
 def _block_line(line: str) -> str:
-    quote = _QUOTE.match(line) if ">" in line else None
-    if not quote:
+    rest = _unquote(line) if ">" in line else None
+    if rest is None:
         return _line(line)
-    rest = line[quote.end() :]
-    converted = _line(rest[1:] if rest.startswith(" ") else rest)
+    converted = _line(rest)
     return f"> {converted}" if converted else ">"
 
 

@@ -204,6 +204,17 @@ def test_nested_blockquotes_flatten_to_one_quote() -> None:
     assert to_mrkdwn(">> deep\n> > deeper") == "> deep\n> deeper"
 
 
+def test_a_code_block_in_a_quote_is_quoted_inline_code_line_by_line() -> None:
+    markdown = "> Update:\n> ```elixir\n> defp a() <x> `do`\n>\n> end\n> ```\n> Runs `x`."
+    assert to_mrkdwn(markdown) == (
+        "> Update:\n> `defp a() &lt;x&gt; ˋdoˋ`\n>\n> `end`\n> Runs `x`."
+    )
+
+
+def test_a_code_block_in_a_quote_ends_with_the_quote_when_never_closed() -> None:
+    assert to_mrkdwn("> ~~~\n> open\nout of it") == "> `open`\nout of it"
+
+
 def test_a_quote_marker_in_the_middle_of_a_line_is_escaped() -> None:
     assert to_mrkdwn("x > y") == "x &gt; y"
 
