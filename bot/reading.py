@@ -24,6 +24,7 @@ from typing import Protocol
 
 from bot import events
 from bot.checkpoints import CoreState
+from bot.formats import FAMILIES
 from bot.formats.reader import SourceReader
 from bot.logs import EventLog
 from bot.outputs import LineRead, keep_position
@@ -159,7 +160,8 @@ class Reading:
                 keep_position(session, record, at)
             if session.session_id not in self.core.families:
                 self.core.families[session.session_id] = reader.family or ""
-                agent = session.info.agent or None
+                known = FAMILIES.get(reader.family or "")  # before the log names its agent
+                agent = session.info.agent or (known.agent if known is not None else None)
                 self.log.event(events.SessionStarted(session.session_id, agent, reader.source))
             self.touched.add(session.session_id)
             if produced is not None:

@@ -453,3 +453,22 @@ def test_a_result_rebuilds_only_its_calls_message_and_the_root(tmp_path: Path) -
         (root,) = slack.channel_messages()
         group = slack.thread(slack.channel_id(), root["ts"])[1]
         assert "fine" in str(group["blocks"])
+
+
+def test_a_session_whose_first_line_names_no_agent_is_said_started_by_its_familys_agent(
+    tmp_path: Path,
+) -> None:
+    log_file = tmp_path / "q1.jsonl"
+    queued = {"type": "queue-operation", "operation": "dequeue", "sessionId": "q1",
+              "timestamp": "2026-01-21T06:19:38.048Z"}  # fmt: skip
+    asked = {"type": "user", "sessionId": "q1", "uuid": "u1", "cwd": "/w",
+             "timestamp": "2026-01-21T06:19:38.056Z",
+             "message": {"role": "user", "content": "add a test"}}  # fmt: skip
+    log_file.write_bytes(orjson.dumps(queued) + b"\n" + orjson.dumps(asked) + b"\n")
+    logged = Logged()
+    with LocalSlack(token=TOKEN, rate_limits=False) as slack:
+        delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id(), log=logged.log)
+        follower = Follower([FileFollower(log_file)], delivery, FollowerOptions(log=logged.log))
+        follower.read()
+    (started,) = logged.named("session_started")
+    assert started["agent"] == "Claude Code"
