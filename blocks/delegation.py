@@ -16,6 +16,7 @@ from bot.caps import (
 )
 from bot.session import Session, ToolStatus
 from bot.session.thread import DelegationItem
+from bot.session.tool_calls import shown_name
 
 
 def delegation_message(item: DelegationItem, session: Session) -> Message:
@@ -33,7 +34,7 @@ def delegation_message(item: DelegationItem, session: Session) -> Message:
     children = [session.calls[c] for c in call.children if c in session.calls]
     if children:
         failed = sum(1 for child in children if child.status is ToolStatus.ERROR)
-        names = ", ".join(dict.fromkeys(child.name for child in children))
+        names = ", ".join(dict.fromkeys(shown_name(child.name) for child in children))
         note = f"↳ {plural(len(children), 'tool call')}: {safe_line(names, CHILD_CALLS_SHOWN)}"
         blocks.context(note + (f" · {failed} failed" if failed else ""))
     if call.output.strip():

@@ -11,6 +11,7 @@ from typing import Final
 from blocks.text import one_line
 from bot.caps import STATUS_LIMIT
 from bot.session import Session, SessionStatus
+from bot.session.tool_calls import shown_name
 
 THINKING: Final = "thinking…"
 # A session's status -> its agent session's: the Stop button shows while it is processing.
@@ -59,7 +60,8 @@ def doing_now(session: Session) -> str:
     call = session.newest_open_call()
     if call is None:
         return THINKING
-    doing = f"running {call.name}: {call.summary}" if call.summary else f"running {call.name}"
+    name = shown_name(call.name)
+    doing = f"running {name}: {call.summary}" if call.summary else f"running {name}"
     return one_line(doing, STATUS_LIMIT)
 
 

@@ -27,7 +27,7 @@ from bot.caps import (
 from bot.controls import FULL_OUTPUT, button_value
 from bot.session import Session, ToolCallState, ToolStatus
 from bot.session.thread import Narration, ToolGroup
-from bot.session.tool_calls import OPEN_STATUSES, output_is_markdown
+from bot.session.tool_calls import OPEN_STATUSES, output_is_markdown, shown_name
 
 
 def tools_message(group: ToolGroup, session: Session) -> Message:
@@ -39,14 +39,14 @@ def tools_message(group: ToolGroup, session: Session) -> Message:
         else:
             call = session.calls[entry]
             _add_call_blocks(blocks, call, session)
-            summary.append(f"{call.name} {TOOL_EMOJI[call.status]}")
+            summary.append(f"{shown_name(call.name)} {TOOL_EMOJI[call.status]}")
     text = safe_line(f"Tools: {', '.join(summary)}", FALLBACK_LINE)
     return Message(group.key, text, blocks.fitted())
 
 
 def call_line(call: ToolCallState) -> str:
     """``✅ *Bash* `npm test` · 2.3s``; an interrupted or orphaned call says so."""
-    line = f"{TOOL_EMOJI[call.status]} *{safe_line(call.name, TOOL_NAME_SHOWN)}*"
+    line = f"{TOOL_EMOJI[call.status]} *{safe_line(shown_name(call.name), TOOL_NAME_SHOWN)}*"
     if call.summary:
         line += " " + code_span(call.summary, CALL_SUMMARY_SHOWN)
     if (seconds := call.duration_s) is not None:
@@ -154,5 +154,5 @@ def subagent_note(call: ToolCallState, session: Session) -> str:
     if failed:
         parts.append(f"{failed} failed")
     latest = children[-1]
-    latest_text = f"{latest.name} {latest.summary}".strip()
+    latest_text = f"{shown_name(latest.name)} {latest.summary}".strip()
     return f"↳ {', '.join(parts)} · latest: {safe_line(latest_text, LATEST_SHOWN)}"

@@ -135,6 +135,18 @@ def test_preview_json_matches_the_documented_shape(capsys: pytest.CaptureFixture
     assert all(set(m) == {"key", "text", "blocks"} for m in session["messages"])
 
 
+def test_preview_json_names_an_mcp_call_as_its_log_does_and_its_message_by_server_and_tool(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path = corpus_file("codex-exec-json", "banteg__takopi__codex_exec_json_all_formats.jsonl")
+    assert main(["preview", "--json", str(path)]) == 0
+    (session,) = orjson.loads(capsys.readouterr().out)["sessions"]
+    names = [tool["name"] for tool in session["tools"]]
+    assert names.count("mcp__github__search_issues") == 2 and not any("›" in n for n in names)
+    shown = orjson.dumps(session["messages"]).decode()
+    assert shown.count("*github › search_issues*") == 2 and "mcp__" not in shown
+
+
 STREAM = FIXTURES / "claude_stream_seed002.jsonl"
 TRANSCRIPT = FIXTURES / "claude_transcript_seed001.jsonl"
 

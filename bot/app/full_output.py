@@ -23,7 +23,7 @@ from bot.controls import Click, Control, Outcome, button_value
 from bot.outputs import Changed, read_output
 from bot.redaction import Redactor
 from bot.session import Session
-from bot.session.tool_calls import OutputPosition
+from bot.session.tool_calls import OutputPosition, shown_name
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +58,7 @@ def calls_in(core: CoreState, archived: Callable[[str], Session | None] | None =
         if call is None or call.output_at is None:
             return None
         family = core.families.get(session_id, "")
-        return ToolOutput(call.name, call.summary, family, call.output_at)
+        return ToolOutput(shown_name(call.name), call.summary, family, call.output_at)
 
     return find
 

@@ -37,7 +37,6 @@ from bot.session.tool_calls import (
     output_preview,
     result_preview,
     shared_preamble,
-    shown_name,
 )
 
 if TYPE_CHECKING:
@@ -57,7 +56,7 @@ def tool_call(session: Session, record: ToolCall, at: datetime | None, shown: bo
     parent = session.parent_of(record)
     call = ToolCallState(  # positional (id, name, summary, status, parent, started_at)
         record.call_id,
-        sys.intern(shown_name(record.name)),  # a handful of names, repeated in every session
+        sys.intern(record.name),  # a handful of names, repeated in every session
         describe_call(record.name, record.input, record.raw_input, session.info.cwd),
         ToolStatus.RUNNING,
         parent,
@@ -225,10 +224,11 @@ def _preamble(session: Session, call: ToolCallState, output: str) -> tuple[str, 
 
 def _named_by_result(call: ToolCallState, name: str) -> None:
     """A call named by its tool alone whose result names its MCP server too (a Codex rollout's
-    ``function_call`` and its ``mcp_tool_call_end``) is shown by its server and tool."""
+    ``function_call`` and its ``mcp_tool_call_end``) takes that name, so it is shown by its
+    server and tool."""
     mcp = mcp_tool(name)
     if mcp is not None and mcp[1] == call.name:
-        call.name = sys.intern(shown_name(name))
+        call.name = sys.intern(name)
 
 
 def _forget_closed_calls(session: Session) -> None:

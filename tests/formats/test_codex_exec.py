@@ -34,6 +34,7 @@ from bot.records import (
 )
 from bot.result_records import ResultStatus, SessionResult
 from bot.session import Session
+from bot.session.tool_calls import shown_name
 from bot.sources.files import split_lines
 from tests.conftest import corpus_file, corpus_files, read_records
 from tests.formats.helpers import only, parsed_by, single
@@ -272,7 +273,7 @@ def test_captured_runs_one_session_their_calls_thinking_answer_and_tokens(name: 
 
 def test_all_formats_file_shows_its_mcp_calls_by_server_tool_and_query() -> None:
     (session,) = build_preview([path_of(FAMILY_DIR, CORPUS_FILES[0])]).sessions()
-    shown = [(c.name, c.summary) for c in session.calls.values() if "›" in c.name]
+    shown = [(shown_name(c.name), c.summary) for c in session.calls.values() if "mcp__" in c.name]
     assert shown == [("github › search_issues", "exec --json"), ("github › search_issues", "")]
 
 

@@ -35,6 +35,7 @@ from bot.records import (
 from bot.result_records import ResultStatus, SessionResult, TurnEnded
 from bot.session import Session, SessionStatus
 from bot.session.thread import ResultItem, ToolGroup, UserTurn
+from bot.session.tool_calls import shown_name
 from bot.sources.files import read_bytes, split_lines
 from tests.conftest import CORPUS, FIXTURES, corpus_file, read_records
 from tests.formats.helpers import spending_of
@@ -279,7 +280,7 @@ def test_the_040_rollout_s_header_says_the_tokens_out_of_both_its_processes() ->
 
 def test_mcp_calls_are_shown_by_server_and_tool_the_server_of_a_bare_name_from_its_end() -> None:
     (session,) = build_preview([corpus_file(DIR, MCP_MUTATIONS)]).sessions()
-    assert [(c.name, c.summary) for c in session.calls.values()] == [
+    assert [(shown_name(c.name), c.summary) for c in session.calls.values()] == [
         ("notes_alias › edit_content", "note-example"),  # namespace "mcp__notes_alias__"
         ("prompts_alias › create_prompt", "Prompt body"),  # its mcp_tool_call_end's server
     ]

@@ -93,17 +93,21 @@ def test_parallel_results_match_their_calls_in_any_order() -> None:
     assert session.calls["b"].status is ToolStatus.ERROR
 
 
-def test_an_mcp_call_is_shown_by_its_server_and_tool() -> None:
+def test_an_mcp_call_keeps_its_name_as_the_log_gives_it_and_is_summarised_by_its_arguments() -> (
+    None
+):
     session = session_of(started(), call("a", name="mcp__github__search_issues"))
-    assert (session.calls["a"].name, session.calls["a"].summary) == ("github › search_issues", "ls")
+    assert (session.calls["a"].name, session.calls["a"].summary) == (
+        "mcp__github__search_issues", "ls"
+    )
 
 
-def test_a_result_naming_its_calls_mcp_server_shows_the_call_by_server_and_tool() -> None:
+def test_a_result_naming_its_calls_mcp_server_names_the_call_by_server_and_tool() -> None:
     session = session_of(
         started(), call("a", name="create_prompt"), call("b", name="edit"),
         result("a", name="mcp__prompts__create_prompt"), result("b", name="mcp__notes__write"),
     )  # fmt: skip
-    assert [session.calls[c].name for c in "ab"] == ["prompts › create_prompt", "edit"]
+    assert [session.calls[c].name for c in "ab"] == ["mcp__prompts__create_prompt", "edit"]
 
 
 def test_result_without_a_call_is_counted_as_unmatched_and_said_by_its_first_line() -> None:
