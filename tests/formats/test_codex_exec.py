@@ -874,12 +874,15 @@ def test_calls_that_never_complete_do_not_grow_the_state_without_bound() -> None
     assert len(snapshot.dumps(parser)) < 400_000
 
 
+def _nested(inner: st.SearchStrategy[object]) -> st.SearchStrategy[object]:
+    """Lists and objects of ``inner`` values (a named function: hypothesis read the lambda
+    that stood here as one not using its argument, and warned that it could not recurse)."""
+    return st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+
+
 _ANY_JSON = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner,
-                                                                 max_size=3),
-    max_leaves=6,
-)  # fmt: skip
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5), _nested, max_leaves=6
+)
 _TYPES = ["thread.started", "turn.started", "turn.completed", "turn.failed", "item.started",
           "item.updated", "item.completed", "item.plan.delta", "error", "request_user_input",
           "other"]  # fmt: skip
