@@ -49,8 +49,8 @@ def to_mrkdwn(markdown: str) -> str:
         fence = _FENCE_OPEN.fullmatch(line) if fences and ("```" in line or "~~~" in line) else None
         if fence and not (fence.group(2)[0] == "`" and "`" in fence.group(3)):
             i = _code_block(lines, i, fence, out)
-        elif fences and ">" in line and _quoted_fence(line):
-            i = _quoted_code_block(lines, i, out)
+        elif fences and ">" in line and (quoted := _quoted_fence(line)):
+            i = _quoted_code_block(lines, i, quoted.group(2), out)
         elif tables and "|" in line and i + 1 < len(lines) and _is_delimiter_row(lines[i + 1]):
             i = _table(lines, i, out)
         else:
@@ -97,11 +97,10 @@ def _quoted_fence(line: str) -> re.Match[str] | None:
     return None
 
 
-def _quoted_code_block(lines: list[str], start: int, out: list[str]) -> int:
-    """A code block inside a quote, each of its lines quoted inline code (mrkdwn has no code
-    block in a quote): until its closing fence or the quote's end; the index after it."""
-    marker = _quoted_fence(lines[start])
-    close = marker.group(2) if marker else FENCE
+def _quoted_code_block(lines: list[str], start: int, close: str, out: list[str]) -> int:
+    """A code block inside a quote, opened at ``start`` by the fence ``close`` also closes:
+    each of its lines quoted inline code (mrkdwn has no code block in a quote), until that
+    fence or the quote's end; the index after it."""
     i = start + 1
     while i < len(lines):
         line = _unquote(lines[i])
