@@ -247,7 +247,8 @@ class Reading:
         self.core.ended.discard(name)
         self.changed = True
         reader = self.readers[name] = SourceReader(name, family=self.family)
-        self.log.event(events.Rewritten(name, item.size, len(dropped)))
+        if item.before is None or item.size < item.before:  # not an agent's save as it goes on
+            self.log.event(events.Rewritten(name, item.size, len(dropped)))
         return reader
 
     def _exit_records(self, source: Source, reader: SourceReader) -> list[Record]:

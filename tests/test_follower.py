@@ -172,6 +172,29 @@ def test_a_rewritten_document_builds_its_sessions_again_instead_of_adding_to_the
         assert follower.core.produced == {str(traj): {"run-7"}}
 
 
+def test_a_document_that_grows_is_not_said_rewritten_one_that_shrinks_is(tmp_path: Path) -> None:
+    traj = tmp_path / "run-7.traj"
+    traj.write_bytes(trajectory())
+    logged = Logged()
+    with LocalSlack(token=TOKEN, rate_limits=False) as slack:
+        delivery = Delivery(SlackApi(TOKEN, slack.base_url), slack.channel_id())
+        options = FollowerOptions(log=logged.log, wall_clock=WallClock())
+        follower = Follower([DocumentFollower(traj)], delivery, options)
+        turn(follower)
+        asked = [{"role": "user", "content": "and add a test"}, {"role": "user", "content": "go"}]
+        for more in (asked[:1], asked):  # the agent saves as it goes on
+            traj.write_bytes(trajectory(*more))
+            turn(follower)
+        assert logged.named("rewritten") == []
+        traj.write_bytes(trajectory())  # written again with less: news
+        turn(follower)
+        assert kinds(follower, "run-7") == ["user", "text", "tools", "result"]
+    size = traj.stat().st_size
+    assert logged.named("rewritten") == [
+        {"event": "rewritten", "source": str(traj), "size": size, "sessions": 1}
+    ]
+
+
 def test_a_retired_session_of_a_rewritten_document_is_built_again_not_brought_back(
     tmp_path: Path,
 ) -> None:

@@ -71,8 +71,11 @@ class Moved(Event):
 
 @dataclass(frozen=True, slots=True)
 class Rewritten(Event):
-    """A JSON document was rewritten in place (``size`` bytes): the ``sessions`` read from it
-    are built again from its new content."""
+    """A JSON document was rewritten in place with less than it held (``size`` bytes), or
+    over content not known (a file read as lines before): the ``sessions`` read from it are
+    built again from its new content. A document that grew (the
+    Gemini CLI saves its session so after every message) is built again too, and not said:
+    that is the agent going on, not news."""
 
     name = "rewritten"
     source: str

@@ -244,7 +244,8 @@ class DocumentFollower:
         if not whole and not self.stop_at_end:
             log.debug("%s: not a whole JSON document yet; waiting for it to change", self.name)
             return []
-        items: list[Item] = [Rewritten(len(data))] if self._replaces else []
+        before = self._returned.size if self._returned is not None else None
+        items: list[Item] = [Rewritten(len(data), before)] if self._replaces else []
         if whole:
             items.append(Line(1, len(data), data))
         else:  # read as it is, for the reader to say what it holds

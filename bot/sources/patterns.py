@@ -42,7 +42,7 @@ def split_target(
     ``~/logs/*/run-*.jsonl`` → ``(~/logs, ("*/run-*.jsonl",))``."""
     path = Path(target).expanduser()
     if path.is_dir():
-        return path, tuple(patterns)
+        return path, (*patterns, *_from_inside(path, patterns))
     parts = path.parts
     fixed = next((i for i, part in enumerate(parts) if GLOB_CHARACTERS & set(part)), len(parts))
     if fixed == len(parts):
@@ -51,6 +51,21 @@ def split_target(
     if not root.is_dir():
         raise InputError(f"{root}: no such folder")
     return root, (str(Path(*parts[fixed:])),)
+
+
+def _from_inside(folder: Path, patterns: Sequence[str]) -> tuple[str, ...]:
+    """The patterns that name files in folders ``folder`` itself is, or is inside of: Gemini's
+    ``**/chats/session-*.json`` becomes ``session-*.json`` for a followed ``…/chats``, whose
+    documents the pattern, relative to it, would not name."""
+    inside: list[str] = []
+    for pattern in patterns:
+        parts = _parts(pattern)
+        fixed = parts[1:-1] if parts[:1] == [RECURSIVE] else []
+        for depth in range(len(fixed), 0, -1):  # the most of them the folder's path ends with
+            if folder.parts[-depth:] == tuple(fixed[:depth]):
+                inside.append("/".join([*fixed[depth:], parts[-1]]))
+                break
+    return tuple(inside)
 
 
 def left_out(path: Path) -> bool:

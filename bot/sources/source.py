@@ -43,10 +43,12 @@ class Rotated(Truncated):
 @dataclass(frozen=True, slots=True)
 class Rewritten:
     """A whole JSON document was rewritten in place since it was last returned: the line after
-    this marker is its new content, whole (``size`` bytes). What was read from the old content
-    is to be built again from the new one, not added to (that would repeat it)."""
+    this marker is its new content, whole (``size`` bytes; ``before``: the size of the content
+    it replaces, when known). What was read from the old content is to be built again from the
+    new one, not added to (that would repeat it)."""
 
     size: int
+    before: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

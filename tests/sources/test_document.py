@@ -64,22 +64,26 @@ def test_an_unchanged_document_gives_nothing_more(traj: Path) -> None:
 
 
 def test_a_rewritten_document_comes_again_whole_after_a_marker(traj: Path) -> None:
-    write(traj, ONE)
+    first = write(traj, ONE)
     follower = DocumentFollower(traj)
     follower.read_available()
     data = write(traj, TWO)
     assert follower.ready()
-    assert follower.read_available() == [Rewritten(len(data)), Line(1, len(data), data)]
+    assert follower.read_available() == [
+        Rewritten(len(data), len(first)), Line(1, len(data), data)
+    ]
 
 
 def test_a_document_replaced_by_a_rename_comes_again(traj: Path) -> None:
-    write(traj, ONE)
+    first = write(traj, ONE)
     follower = DocumentFollower(traj)
     follower.read_available()
     written = traj.with_suffix(".tmp")
     data = write(written, TWO)
     written.replace(traj)
-    assert follower.read_available() == [Rewritten(len(data)), Line(1, len(data), data)]
+    assert follower.read_available() == [
+        Rewritten(len(data), len(first)), Line(1, len(data), data)
+    ]
 
 
 def test_a_half_written_document_waits_for_the_rest(traj: Path) -> None:
@@ -109,7 +113,7 @@ def test_a_second_write_in_the_same_clock_tick_is_not_missed(traj: Path) -> None
     assert follower.read_available() == []  # not settled yet: the same state, not read again
     now[0] += 2_000_000_000
     assert follower.ready()
-    assert follower.read_available() == [Rewritten(len(data)), Line(1, len(data), data)]
+    assert follower.read_available() == [Rewritten(len(data), len(data)), Line(1, len(data), data)]
     assert not follower.ready()  # read once settled: its state is trusted again
 
 
@@ -131,12 +135,14 @@ def test_a_restart_gives_nothing_when_the_content_is_the_one_read_before(traj: P
 
 
 def test_a_restart_gives_a_content_changed_meanwhile_after_a_marker(traj: Path) -> None:
-    write(traj, ONE)
+    before = write(traj, ONE)
     first = DocumentFollower(traj)
     first.read_available()
     data = write(traj, TWO)
     resumed = DocumentFollower(traj, resume=first.position())
-    assert resumed.read_available() == [Rewritten(len(data)), Line(1, len(data), data)]
+    assert resumed.read_available() == [
+        Rewritten(len(data), len(before)), Line(1, len(data), data)
+    ]
 
 
 def test_a_path_followed_as_lines_before_is_replaced_by_its_document(traj: Path) -> None:
@@ -179,13 +185,15 @@ def test_a_document_over_the_limit_is_a_long_line(traj: Path) -> None:
 def test_with_a_watch_the_file_is_looked_at_after_a_change_or_a_recheck(traj: Path) -> None:
     clock = FakeClock()
     watch = ChangeWatch(events=False, poll_interval=1.0, clock=clock)
-    write(traj, ONE)
+    first = write(traj, ONE)
     follower = DocumentFollower(traj, DocumentOptions(clock=clock), watch=watch)
     follower.read_available()
     data = write(traj, TWO)
     assert follower.read_available() == []  # not looked at before the recheck
     clock.advance(1.0)
-    assert follower.read_available() == [Rewritten(len(data)), Line(1, len(data), data)]
+    assert follower.read_available() == [
+        Rewritten(len(data), len(first)), Line(1, len(data), data)
+    ]
 
 
 def test_json_and_traj_files_are_documents_unless_they_hold_json_lines(tmp_path: Path) -> None:

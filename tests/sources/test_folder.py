@@ -154,7 +154,7 @@ def test_a_document_in_a_folder_is_read_again_whole_when_rewritten(
     document.write_bytes(b'{"messages": []}')
     clock.now += 1.0
     assert folder.ready()
-    assert found.read_available() == [Rewritten(16), Line(1, 16, b'{"messages": []}')]
+    assert found.read_available() == [Rewritten(16, 3), Line(1, 16, b'{"messages": []}')]
 
 
 def test_a_rewritten_document_wakes_the_folder_on_a_file_system_event(tmp_path: Path) -> None:
@@ -169,7 +169,7 @@ def test_a_rewritten_document_wakes_the_folder_on_a_file_system_event(tmp_path: 
         assert not folder.ready()
         (tmp_path / "chats" / "session-1.json").write_bytes(b'{"messages": []}')
         assert folder.wait_ready(5)
-        assert document.read_available() == [Rewritten(16), Line(1, 16, b'{"messages": []}')]
+        assert document.read_available() == [Rewritten(16, 3), Line(1, 16, b'{"messages": []}')]
     finally:
         folder.close()
         watch.close()
@@ -290,6 +290,22 @@ def test_an_idle_file_is_closed_and_opened_again_when_it_grows(
 def test_a_folder_target_looks_for_the_session_files_a_glob_for_itself(projects: Path) -> None:
     assert split_target(str(projects)) == (projects, SESSION_FILES)
     assert split_target(str(projects / "*" / "s*.jsonl")) == (projects, ("*/s*.jsonl",))
+
+
+def test_the_gemini_chats_folder_itself_followed_finds_its_session_documents(
+    tmp_path: Path,
+) -> None:
+    chats = tmp_path / "3f2a" / "chats"
+    make(tmp_path, "3f2a/chats/session-1.json", "3f2a/chats/settings.json")
+    assert split_target(str(chats)) == (chats, (*SESSION_FILES, "session-*.json"))
+    folder = FolderWatch(str(chats), watch=ChangeWatch(events=False))
+    found = folder.new_files()
+    assert relative(chats, found) == ["session-1.json"]
+    assert [type(f) for f in found] == [DocumentFollower]
+    folder.close()
+    brain = tmp_path / "brain" / ".system_generated"
+    brain.mkdir(parents=True)
+    assert split_target(str(brain))[1][len(SESSION_FILES) :] == ("logs/transcript.jsonl",)
 
 
 def test_a_folder_or_glob_target_is_told_from_a_file(projects: Path) -> None:
