@@ -3,15 +3,21 @@ and a short preview of its result or error. Updated in place as the calls finish
 
 from __future__ import annotations
 
-import re
-from typing import Final
-
 from blocks.figures import TOOL_EMOJI, duration, plural
 from blocks.limits import BLOCK_ID_MAX
 from blocks.markdown import to_mrkdwn
 from blocks.message import Block, Message
 from blocks.sections import MessageBlocks
-from blocks.text import code_block, code_span, escape_mrkdwn, one_line, safe_line, truncate_escaped
+from blocks.text import (
+    FENCE,
+    GRAVE,
+    code_block,
+    code_span,
+    escape_mrkdwn,
+    one_line,
+    safe_line,
+    truncate_escaped,
+)
 from bot.caps import (
     CALL_ID_MAX,
     CALL_SUMMARY_SHOWN,
@@ -114,30 +120,29 @@ def _answer_line(text: str) -> str:
     a fence would not be; a quote without its marks), then its lines joined and cut (never in
     an entity or a link) to the line a command's output gets; escaped as said when reading its
     marks leaves nothing."""
-    read = _FENCED.sub(_inline_code, text) if "```" in text or "~~~" in text else text
-    said = one_line(_unquoted(to_mrkdwn(read)), 8 * RESULT_PREVIEW)
+    said = one_line(_one_line_marks(to_mrkdwn(text)), 8 * RESULT_PREVIEW)
     if not said:
         return escape_mrkdwn(one_line(text, RESULT_PREVIEW))
     return truncate_escaped(said, RESULT_PREVIEW)
 
 
-# A Markdown code block: its opening fence (and info string), its lines, its closing fence or
-# the end of the text
-_FENCED: Final = re.compile(r"^ {0,3}(```|~~~)[^\n]*\n?(.*?)(?:^ {0,3}\1[ \t]*$|\Z)", re.M | re.S)
-
-
-def _unquoted(mrkdwn: str) -> str:
-    """Lines of mrkdwn without their quote marks: joined into one line, a ``>`` is no quote."""
-    if ">" not in mrkdwn:
+def _one_line_marks(mrkdwn: str) -> str:
+    """``to_mrkdwn``'s lines as they read once joined into one: each code block (its lines
+    between two ``FENCE`` lines) inline code, each quoted line without its ``>``."""
+    if FENCE not in mrkdwn and ">" not in mrkdwn:
         return mrkdwn
-    return "\n".join(line[1:] if line.startswith(">") else line for line in mrkdwn.split("\n"))
-
-
-def _inline_code(block: re.Match[str]) -> str:
-    code = " ".join(block.group(2).split())
-    if not code:
-        return ""
-    return f"`` {code} ``" if "`" in code else f"`{code}`"
+    out: list[str] = []
+    code: list[str] | None = None  # the lines of the code block being read
+    for line in mrkdwn.split("\n"):
+        if line == FENCE:
+            if code is not None:
+                out.append("`" + " ".join(" ".join(code).split()).replace("`", GRAVE) + "`")
+            code = [] if code is None else None
+        elif code is not None:
+            code.append(line)
+        else:
+            out.append(line[1:] if line.startswith(">") else line)
+    return "\n".join(out)
 
 
 def subagent_note(call: ToolCallState, session: Session) -> str:
